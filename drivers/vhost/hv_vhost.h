@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * hvswitch vhost-user backend: the port driver that serves a guest's virtio-net
+ * split rings.
+ *
+ * Control (sockets, vhost-user messages, memory mapping) runs on one control
+ * thread started by hv_vhost_init(). The data path (hv_vhost_rx_burst(),
+ * hv_vhost_tx_burst()) runs on the caller's thread, typically a PMD lcore; each
+ * queue pair must be polled by at most one thread at a time. Everything read
+ * from the frontend or from guest memory is untrusted and validated.
+ */
+#ifndef HV_VHOST_H
+#define HV_VHOST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Most queue pairs a port may have. */
+#define HV_VHOST_MAX_QUEUE_PAIRS 8
+/** Vrings of a port: vring 2*qp is the guest's RX ring, 2*qp+1 its TX ring. */
+#define HV_VHOST_MAX_VRINGS (2 * HV_VHOST_MAX_QUEUE_PAIRS)
+/** Longest frame accepted from a guest (a 64 KiB TSO send plus L2 headers). */
+#define HV_VHOST_MAX_PKT_LEN (65535 + 18)
+
+/** Virtio feature bits a port can offer. */
+#define HV_VHOST_F_CSUM (UINT64_C(1) << 0)
+#define HV_VHOST_F_GUEST_CSUM (UINT64_C(1) << 1)
+#define HV_VHOST_F_GUEST_TSO4 (UINT64_C(1) << 7)
+#define HV_VHOST_F_GUEST_TSO6 (UINT64_C(1) << 8)
+#define HV_VHOST_F_HOST_TSO4 (UINT64_C(1) << 11)
+#define HV_VHOST_F_HOST_TSO6 (UINT64_C(1) << 12)
+#define HV_VHOST_F_MRG_RXBUF (UINT64_C(1) << 15)
+#define HV_VHOST_F_MQ (UINT64_C(1) << 22)
+#define HV_VHOST_F_INDIRECT_DESC (UINT64_C(1) << 28)
+#define HV_VHOST_F_EVENT_IDX (UINT64_C(1) << 29)
+#define HV_VHOST_F_VERSION_1 (UINT64_C(1) << 32)
+
+/** Every feature bit the driver can negotiate. */
+#define HV_VHOST_FEATURES_SUPPORTED                                           \
+	(HV_VHOST_F_CSUM | HV_VHOST_F_GUEST_CSUM | HV_VHOST_F_GUEST_TSO4 |     \
+	 HV_VHOST_F_GUEST_TSO6 | HV_VHOST_F_HOST_TSO4 | HV_VHOST_F_HOST_TSO6 | \
+	 HV_VHOST_F_MRG_RXBUF | HV_VHOST_F_MQ | HV_VHOST_F_INDIRECT_DESC |     \
+	 HV_VHOST_F_EVENT_IDX | HV_VHOST_F_VERSION_1)
+
+/**
+ * Offered when a port's configuration leaves features at 0. The offload bits
+ * are not offered by default: their semantics (segmentation, checksum
+ * finishing) belong to the switch, which turns them on per port once it
+ * honours them.
+ */
+#define HV_VHOST_FEATURES_DEFAULT                                         \
+	(HV_VHOST_F_VERSION_1 | HV_VHOST_F_MRG_RXBUF | HV_VHOST_F_MQ |     \
+	 HV_VHOST_F_INDIRECT_DESC | HV_VHOST_F_EVENT_IDX)
+
+/** Why a frame or a queue was dropped; the X-macro gives each a counter name. */
+#define HV_VHOST_DROP_REASONS(X)                                                 \
+	X(NO_MBUF, "no_mbuf")             /* mbuf pool empty */                   \
+	X(NO_BUFFER, "no_buffer")         /* guest RX ring had no room */         \
+	X(NOT_READY, "not_ready")         /* sent while the ring was not running */ \
+	X(TOO_LONG, "too_long")           /* frame over the limit or the buffers */ \
+	X(TOO_SHORT, "too_short")         /* chain shorter than the net header */ \
+	X(BAD_HEADER, "bad_header")       /* net header asks what was not agreed */ \
+	X(TOO_MANY_SEGS, "too_many_segs") /* chain of more pieces than we walk */ \
+	X(BAD_AVAIL_IDX, "bad_avail_idx") /* avail index moved more than the ring */ \
+	X(BAD_DESC_INDEX, "bad_desc_index") /* head or next out of range */       \
+	X(BAD_CHAIN, "bad_chain")         /* chain longer than the ring: a loop */ \
+	X(BAD_INDIRECT, "bad_indirect")   /* indirect not agreed, nested, odd size */ \
+	X(BAD_ADDR, "bad_addr")           /* buffer outside guest memory */       \
+	X(BAD_DIRECTION, "bad_direction") /* writable on TX, read-only on RX */
+
+/** Drop reasons, indices into hv_vhost_vring_stats.drops (0 is no reason: success). */
+enum hv_vhost_drop {
+	HV_VHOST_DROP__NONE = 0,
+#define HV_X(id, name) HV_VHOST_DROP_##id,
+	HV_VHOST_DROP_REASONS(HV_X)
+#undef HV_X
+	HV_VHOST_DROP__MAX
+};
+
+/** First valid drop reason, for loops over the counters. */
+#define HV_VHOST_DROP__FIRST (HV_VHOST_DROP__NONE + 1)
+
+/** Counter name of a drop reason ("no_mbuf", ...). */
+const char *hv_vhost_drop_name(enum hv_vhost_drop reason);
+
+/** Counters of one vring. Written by the polling thread, readable anywhere. */
+struct hv_vhost_vring_stats {
+	uint64_t packets;      /**< frames moved */
+	uint64_t bytes;        /**< their bytes, net header excluded */
+	uint64_t kicks;        /**< guest notifications seen on the kick eventfd */
+	uint64_t irqs_sent;    /**< callfd writes */
+	uint64_t irqs_suppressed; /**< interrupts the guest asked not to get */
+	uint64_t stops;        /**< times the ring was stopped for guest misbehaviour */
+	uint64_t drops[HV_VHOST_DROP__MAX]; /**< frames (or rings) dropped, by reason */
+};
+
+/** Socket role of a port. */
+enum hv_vhost_mode {
+	HV_VHOST_SERVER, /**< we listen; the frontend connects */
+	HV_VHOST_CLIENT, /**< we connect, and reconnect with back-off */
+};
+
+/** Configuration of a port. */
+struct hv_vhost_port_conf {
+	const char *name;         /**< for logs */
+	const char *path;         /**< unix socket path */
+	enum hv_vhost_mode mode;  /**< server or client */
+	uint16_t queue_pairs;     /**< 1..HV_VHOST_MAX_QUEUE_PAIRS */
+	uint64_t features;        /**< offered; 0 means HV_VHOST_FEATURES_DEFAULT */
+	struct rte_mempool *mp;   /**< mbufs for frames from the guest */
+};
+
+struct hv_vhost_port;
+
+/**
+ * Start the control thread. Call once, after rte_eal_init().
+ * @return 0, or a negative errno.
+ */
+int hv_vhost_init(void);
+
+/** Stop the control thread. Every port must have been destroyed. */
+void hv_vhost_fini(void);
+
+/**
+ * Create a port and start listening (server) or connecting (client).
+ * @return the port, or NULL with rte_errno set (EINVAL: bad configuration;
+ *         EADDRINUSE: socket path in use; ENOMEM).
+ */
+struct hv_vhost_port *hv_vhost_port_create(const struct hv_vhost_port_conf *conf);
+
+/**
+ * Disconnect the frontend, close and unlink the socket, free the port. No
+ * thread may be inside a burst call on this port (stop polling first).
+ */
+void hv_vhost_port_destroy(struct hv_vhost_port *port);
+
+/**
+ * Receive frames the guest transmitted on queue pair @p qp (its TX ring).
+ * Offload fields of the guest's net header are kept in the mbuf (see
+ * hv_vhost_mbuf_vnet_hdr()).
+ * @return frames stored in @p pkts (0 when the ring is not running).
+ */
+uint16_t hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp,
+			   struct rte_mbuf **pkts, uint16_t n);
+
+/**
+ * Copy frames into the guest's RX ring of queue pair @p qp. Takes every mbuf
+ * (they are freed): a frame that cannot be delivered (ring full, not running,
+ * an offload the guest did not agree to) is dropped and counted by reason.
+ * @return frames delivered.
+ */
+uint16_t hv_vhost_tx_burst(struct hv_vhost_port *port, uint16_t qp,
+			   struct rte_mbuf **pkts, uint16_t n);
+
+/**
+ * Interrupt hook: called by a burst after it returned buffers to vring
+ * @p vring, instead of signalling at once. The hook decides when to call
+ * hv_vhost_irq_signal() (interrupt moderation builds on this).
+ */
+typedef void hv_vhost_irq_hook_t(void *ctx, struct hv_vhost_port *port,
+				 uint16_t vring);
+
+/** Install (or with NULL remove) the interrupt hook of a port. */
+void hv_vhost_set_irq_hook(struct hv_vhost_port *port, hv_vhost_irq_hook_t *hook,
+			   void *ctx);
+
+/**
+ * Interrupt the guest for @p vring if it wants one (EVENT_IDX used_event, or
+ * NO_INTERRUPT, read after a full fence). Call from the thread polling it.
+ * @return true if the callfd was written.
+ */
+bool hv_vhost_irq_signal(struct hv_vhost_port *port, uint16_t vring);
+
+/** Whether a frontend is connected. */
+bool hv_vhost_port_connected(const struct hv_vhost_port *port);
+
+/** Whether queue pair @p qp has both rings running. */
+bool hv_vhost_queue_ready(const struct hv_vhost_port *port, uint16_t qp);
+
+/** Negotiated virtio features (0 before SET_FEATURES). */
+uint64_t hv_vhost_port_features(const struct hv_vhost_port *port);
+
+/** Times a frontend connected to this port. */
+uint64_t hv_vhost_port_connections(const struct hv_vhost_port *port);
+
+/**
+ * Snapshot of one vring's counters (they survive reconnections).
+ * @return 0, or -EINVAL for a vring out of range.
+ */
+int hv_vhost_vring_stats(const struct hv_vhost_port *port, uint16_t vring,
+			 struct hv_vhost_vring_stats *out);
+
+/** Offload fields of a guest's net header, kept with a received frame. */
+struct hv_vhost_vnet_hdr {
+	uint8_t flags;
+	uint8_t gso_type;
+	uint16_t hdr_len;
+	uint16_t gso_size;
+	uint16_t csum_start;
+	uint16_t csum_offset;
+};
+
+/**
+ * The net header a frame came with (all zero when the guest asked for no
+ * offload), or the header hv_vhost_tx_burst() writes for it when the guest
+ * agreed to offloads.
+ */
+struct hv_vhost_vnet_hdr *hv_vhost_mbuf_vnet_hdr(struct rte_mbuf *m);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

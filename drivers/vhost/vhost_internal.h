@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* State shared by the files of drivers/vhost; not part of the public API. */
+#ifndef HV_VHOST_INTERNAL_H
+#define HV_VHOST_INTERNAL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/un.h>
+
+#include <rte_atomic.h>
+#include <rte_common.h>
+#include <rte_pause.h>
+
+#include "hv_log.h"
+#include "hv_vhost.h"
+#include "vhost_mem.h"
+#include "vhost_proto.h"
+
+/* Largest ring we accept (the virtio spec's maximum for split rings). */
+#define HV_VRING_MAX_SIZE 32768
+
+struct hv_vring {
+	/* ---- data path (the polling thread) ---- */
+	uint32_t ready; /* 1: the polling thread may use the ring (atomic) */
+	uint32_t busy;  /* 1: the polling thread is inside a burst (atomic) */
+	struct vring_desc *desc;
+	struct vring_avail *avail;
+	struct vring_used *used;
+	uint16_t size;
+	uint16_t mask;
+	uint16_t last_avail_idx;
+	uint16_t last_used_idx;
+	uint16_t signalled_used;
+	bool signalled_used_valid;
+	bool broken; /* stopped for guest misbehaviour until the frontend resets it */
+	int callfd;
+	uint32_t mem_hint;
+	struct hv_vhost_vring_stats stats;
+	struct hv_ratelimit log_rl;
+
+	/* ---- control thread ---- */
+	int kickfd;
+	int errfd;
+	uint64_t desc_ua;
+	uint64_t avail_ua;
+	uint64_t used_ua;
+	uint16_t base;
+	bool num_set;
+	bool addr_set;
+	bool started; /* kick received */
+	bool enabled;
+	bool fresh; /* base just set: check it against the used index at start */
+	uint64_t kicks; /* drained from kickfd by the control thread */
+} __rte_cache_aligned;
+
+/* A message being assembled from a non-blocking stream socket. */
+struct vhost_rxbuf {
+	struct vhost_user_msg msg;
+	size_t got;
+	int fds[VHOST_MEMORY_BASELINE_NREGIONS];
+	unsigned int nfds;
+};
+
+struct hv_vhost_port {
+	/* ---- configuration ---- */
+	char name[64];
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	enum hv_vhost_mode mode;
+	uint16_t queue_pairs;
+	uint64_t offered_features;
+	struct rte_mempool *mp;
+
+	/* ---- negotiated, read by the data path while rings run ---- */
+	uint64_t features;
+	uint64_t protocol_features;
+	uint16_t hdr_size; /* virtio-net header bytes: 10 or 12 */
+	bool mrg_rxbuf;
+	bool event_idx;
+	bool indirect;
+	hv_vhost_irq_hook_t *irq_hook;
+	void *irq_ctx;
+	struct hv_mem mem;
+
+	struct hv_vring vr[HV_VHOST_MAX_VRINGS];
+
+	/* ---- connection (control thread) ---- */
+	int slot; /* index in the control thread's port table */
+	int listen_fd;
+	int conn_fd;
+	bool connected;
+	bool features_set;
+	uint64_t connections;
+	uint64_t retry_at_ms;   /* client mode: next connect attempt */
+	uint32_t retry_delay_ms;
+	struct vhost_rxbuf rx;
+	struct hv_ratelimit ctl_rl;
+};
+
+/* ---- data path entry and exit: the handshake with the control thread ---- */
+
+/* Enter a ring from the polling thread; false when it must not be touched. */
+static inline bool
+vring_enter(struct hv_vring *vr)
+{
+	if (!__atomic_load_n(&vr->ready, __ATOMIC_RELAXED))
+		return false;
+	__atomic_store_n(&vr->busy, 1, __ATOMIC_RELAXED);
+	/* Store busy before loading ready: pairs with the fence in vring_pause(). */
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (likely(__atomic_load_n(&vr->ready, __ATOMIC_ACQUIRE)))
+		return true;
+	__atomic_store_n(&vr->busy, 0, __ATOMIC_RELEASE);
+	return false;
+}
+
+static inline void
+vring_leave(struct hv_vring *vr)
+{
+	__atomic_store_n(&vr->busy, 0, __ATOMIC_RELEASE);
+}
+
+/* Control thread: stop the data path from using a ring and wait until it has left. */
+void vring_pause(struct hv_vring *vr);
+
+/* Control thread: start the ring if everything it needs is there. */
+void vring_try_start(struct hv_vhost_port *port, struct hv_vring *vr);
+
+/* Data path: stop a ring the guest corrupted; count and log it. */
+void vring_break(struct hv_vhost_port *port, struct hv_vring *vr, enum hv_vhost_drop why);
+
+/* ---- device state (vhost_msg.c) ---- */
+
+/* Prepare a port's protocol state; no sockets. */
+void vhost_dev_init(struct hv_vhost_port *port);
+/* Forget everything the frontend set up: rings stopped, fds closed, memory unmapped. */
+void vhost_dev_reset(struct hv_vhost_port *port);
+/* Add what each kick eventfd counted to its ring's kicks. */
+void vhost_dev_drain_kicks(struct hv_vhost_port *port);
+
+/*
+ * Handle one complete message; its fds become the handler's (closed or kept).
+ * @reply is filled when one must go back (*reply_len > 0).
+ * @return 0, or -1 when the frontend must be disconnected.
+ */
+int vhost_msg_dispatch(struct hv_vhost_port *port, struct vhost_user_msg *msg,
+		       int *fds, unsigned int nfds, struct vhost_user_msg *reply,
+		       size_t *reply_len);
+
+/* Name of a request, for logs. */
+const char *vhost_msg_name(uint32_t request);
+
+/* ---- logging ---- */
+#define VHOST_LOG(level, port, fmt, ...) \
+	HV_LOG(level, "vhost %s: " fmt, (port)->name, ##__VA_ARGS__)
+
+#endif

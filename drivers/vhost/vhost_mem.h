@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Guest memory: the regions a frontend shares, and bounds-checked translation. */
+#ifndef HV_VHOST_MEM_H
+#define HV_VHOST_MEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_branch_prediction.h>
+
+#include "vhost_proto.h"
+
+struct hv_mem_region {
+	uint64_t gpa;   /* guest-physical start */
+	uint64_t size;  /* bytes */
+	uint64_t uaddr; /* the frontend's virtual address of gpa */
+	uint8_t *hva;   /* our address of gpa */
+	void *map_base; /* what mmap() returned */
+	size_t map_len;
+};
+
+struct hv_mem {
+	uint32_t n;
+	struct hv_mem_region r[HV_VHOST_MAX_MEM_SLOTS];
+};
+
+/*
+ * Check a region description and map it from fd (which is always consumed).
+ * @return 0, or a negative errno with *why set to a reason for the log.
+ */
+int hv_mem_region_map(const struct vhost_memory_region *desc, int fd,
+		      struct hv_mem_region *out, const char **why);
+
+/* Unmap one region. */
+void hv_mem_region_unmap(struct hv_mem_region *r);
+
+/* Whether a region overlaps (in guest-physical or frontend space) one of @m's. */
+bool hv_mem_overlaps(const struct hv_mem *m, const struct hv_mem_region *r);
+
+/* Unmap every region. */
+void hv_mem_clear(struct hv_mem *m);
+
+/*
+ * Translate a guest-physical range. Returns the host address of @gpa and
+ * clips *len to what is contiguous there (the caller walks on for the rest),
+ * or NULL when @gpa lies in no region. *hint caches the last region hit.
+ */
+static inline void *
+hv_mem_gpa(const struct hv_mem *m, uint32_t *hint, uint64_t gpa, uint64_t *len)
+{
+	const struct hv_mem_region *r;
+	uint32_t i = *hint;
+
+	if (likely(i < m->n)) {
+		r = &m->r[i];
+		if (likely(gpa - r->gpa < r->size))
+			goto found;
+	}
+	for (i = 0; i < m->n; i++) {
+		r = &m->r[i];
+		if (gpa - r->gpa < r->size) {
+			*hint = i;
+			goto found;
+		}
+	}
+	return NULL;
+found:
+	if (*len > r->size - (gpa - r->gpa))
+		*len = r->size - (gpa - r->gpa);
+	return r->hva + (gpa - r->gpa);
+}
+
+/* Translate a frontend virtual range that must lie whole in one region. */
+void *hv_mem_uva(const struct hv_mem *m, uint64_t uva, uint64_t len);
+
+#endif

@@ -1,0 +1,756 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vhost-user message handlers, driven by the table in vhost_proto.h.
+ * Runs on the control thread (or a fuzz target), never on a PMD.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vhost_internal.h"
+
+#define OFFERED_PROTOCOL_FEATURES                                          \
+	(BIT64(VHOST_USER_PROTOCOL_F_MQ) | BIT64(VHOST_USER_PROTOCOL_F_REPLY_ACK) | \
+	 BIT64(VHOST_USER_PROTOCOL_F_CONFIGURE_MEM_SLOTS))
+
+typedef int vhost_msg_handler_t(struct hv_vhost_port *port, struct vhost_user_msg *msg,
+				int *fds, unsigned int nfds, struct vhost_user_msg *reply);
+
+struct vhost_msg_desc {
+	const char *name;
+	vhost_msg_handler_t *handler;
+	enum vhost_msg_size size;
+	enum vhost_msg_fds fds;
+	enum vhost_msg_reply reply;
+};
+
+#define X(name, fn, num, size, fds, reply) static vhost_msg_handler_t vhost_msg_##fn;
+VHOST_USER_MESSAGES(X)
+#undef X
+
+/* Indexed by request number; holes are unknown requests. */
+static const struct vhost_msg_desc vhost_msgs[] = {
+#define X(name, fn, num, size, fds, reply) \
+	[num] = {#name, vhost_msg_##fn, size, fds, reply},
+	VHOST_USER_MESSAGES(X)
+#undef X
+};
+
+const char *
+vhost_msg_name(uint32_t request)
+{
+	if (request < RTE_DIM(vhost_msgs) && vhost_msgs[request].name != NULL)
+		return vhost_msgs[request].name;
+	return "UNKNOWN";
+}
+
+static void
+close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/*
+ * kick, call and err fds must be eventfds: reading a pipe the frontend never
+ * fills, or writing one it never drains, would block the switch.
+ */
+static bool
+fd_is_eventfd(int fd)
+{
+	char link[64], target[32];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = '\0';
+	return strcmp(target, "anon_inode:[eventfd]") == 0;
+}
+
+/* ---- ring state transitions (control side) ---- */
+
+void
+vring_pause(struct hv_vring *vr)
+{
+	__atomic_store_n(&vr->ready, 0, __ATOMIC_RELAXED);
+	/* Pairs with the fence in vring_enter(): either it sees ready == 0 or we see busy. */
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&vr->busy, __ATOMIC_ACQUIRE))
+		rte_pause();
+}
+
+static void
+pause_all(struct hv_vhost_port *port)
+{
+	for (unsigned int i = 0; i < HV_VHOST_MAX_VRINGS; i++)
+		vring_pause(&port->vr[i]);
+}
+
+static void
+try_start_all(struct hv_vhost_port *port)
+{
+	for (unsigned int i = 0; i < 2u * port->queue_pairs; i++)
+		vring_try_start(port, &port->vr[i]);
+}
+
+static size_t
+avail_bytes(uint16_t size)
+{
+	return sizeof(struct vring_avail) + sizeof(uint16_t) * (size + 1u);
+}
+
+static size_t
+used_bytes(uint16_t size)
+{
+	return sizeof(struct vring_used) + sizeof(struct vring_used_elem) * size +
+	       sizeof(uint16_t);
+}
+
+void
+vring_try_start(struct hv_vhost_port *port, struct hv_vring *vr)
+{
+	uint16_t used_idx;
+
+	if (__atomic_load_n(&vr->ready, __ATOMIC_RELAXED))
+		return;
+	if (port->mem.n == 0 || !vr->num_set || !vr->addr_set || !vr->started ||
+	    !vr->enabled || __atomic_load_n(&vr->broken, __ATOMIC_ACQUIRE))
+		return;
+	vr->desc = hv_mem_uva(&port->mem, vr->desc_ua, sizeof(struct vring_desc) * vr->size);
+	vr->avail = hv_mem_uva(&port->mem, vr->avail_ua, avail_bytes(vr->size));
+	vr->used = hv_mem_uva(&port->mem, vr->used_ua, used_bytes(vr->size));
+	if (vr->desc == NULL || vr->avail == NULL || vr->used == NULL) {
+		HV_LOG_RL(&port->ctl_rl, WARNING,
+			  "vhost %s: vring %ld lies outside guest memory, not started",
+			  port->name, (long)(vr - port->vr));
+		return;
+	}
+	if (vr->fresh) {
+		/*
+		 * A frontend that kept its rings across our restart knows best
+		 * what it has consumed: follow the used index.
+		 */
+		used_idx = __atomic_load_n(&vr->used->idx, __ATOMIC_ACQUIRE);
+		if (used_idx != vr->last_used_idx) {
+			VHOST_LOG(INFO, port, "vring %ld: base %u, used index %u: resuming at %u",
+				  (long)(vr - port->vr), vr->last_used_idx, used_idx, used_idx);
+			vr->last_used_idx = used_idx;
+			vr->last_avail_idx = used_idx;
+		}
+		vr->fresh = false;
+	}
+	vr->mask = vr->size - 1;
+	vr->signalled_used_valid = false;
+	/* We poll: the guest need not kick (EVENT_IDX drivers ignore this flag). */
+	__atomic_store_n(&vr->used->flags, VRING_USED_F_NO_NOTIFY, __ATOMIC_RELAXED);
+	__atomic_store_n(&vr->ready, 1, __ATOMIC_RELEASE);
+}
+
+static void
+vring_reset(struct hv_vring *vr)
+{
+	vring_pause(vr);
+	close_fd(&vr->kickfd);
+	close_fd(&vr->callfd);
+	close_fd(&vr->errfd);
+	vr->desc = NULL;
+	vr->avail = NULL;
+	vr->used = NULL;
+	vr->size = 0;
+	vr->mask = 0;
+	vr->last_avail_idx = 0;
+	vr->last_used_idx = 0;
+	vr->signalled_used_valid = false;
+	__atomic_store_n(&vr->broken, false, __ATOMIC_RELAXED);
+	vr->mem_hint = 0;
+	vr->desc_ua = vr->avail_ua = vr->used_ua = 0;
+	vr->num_set = vr->addr_set = vr->started = vr->enabled = false;
+	vr->fresh = false;
+}
+
+static void
+set_features(struct hv_vhost_port *port, uint64_t features)
+{
+	port->features = features;
+	port->hdr_size = (features & (HV_VHOST_F_VERSION_1 | HV_VHOST_F_MRG_RXBUF)) ?
+				 sizeof(struct virtio_net_hdr) :
+				 sizeof(struct virtio_net_hdr) - sizeof(uint16_t);
+	port->mrg_rxbuf = !!(features & HV_VHOST_F_MRG_RXBUF);
+	port->event_idx = !!(features & HV_VHOST_F_EVENT_IDX);
+	port->indirect = !!(features & HV_VHOST_F_INDIRECT_DESC);
+}
+
+void
+vhost_dev_init(struct hv_vhost_port *port)
+{
+	port->mem.n = 0;
+	for (unsigned int i = 0; i < HV_VHOST_MAX_VRINGS; i++) {
+		struct hv_vring *vr = &port->vr[i];
+
+		memset(vr, 0, sizeof(*vr));
+		vr->kickfd = vr->callfd = vr->errfd = -1;
+	}
+	set_features(port, 0);
+	port->protocol_features = 0;
+	port->features_set = false;
+}
+
+void
+vhost_dev_reset(struct hv_vhost_port *port)
+{
+	for (unsigned int i = 0; i < HV_VHOST_MAX_VRINGS; i++)
+		vring_reset(&port->vr[i]);
+	hv_mem_clear(&port->mem);
+	set_features(port, 0);
+	port->protocol_features = 0;
+	port->features_set = false;
+}
+
+void
+vhost_dev_drain_kicks(struct hv_vhost_port *port)
+{
+	for (unsigned int i = 0; i < HV_VHOST_MAX_VRINGS; i++) {
+		struct hv_vring *vr = &port->vr[i];
+		uint64_t count;
+
+		struct pollfd pfd = {.fd = vr->kickfd, .events = POLLIN};
+
+		/*
+		 * eventfd: a read returns the kicks counted since the last one. The
+		 * fd may be in blocking mode (its flags are the frontend's): poll first.
+		 */
+		if (vr->kickfd < 0 || poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLIN))
+			continue;
+		if (read(vr->kickfd, &count, sizeof(count)) == sizeof(count))
+			__atomic_fetch_add(&vr->kicks, count, __ATOMIC_RELAXED);
+	}
+}
+
+/* ---- validation helpers ---- */
+
+static struct hv_vring *
+vring_of(struct hv_vhost_port *port, uint32_t index)
+{
+	if (index >= 2u * port->queue_pairs) {
+		HV_LOG_RL(&port->ctl_rl, ERR, "vhost %s: vring index %u out of range (%u rings)",
+			  port->name, index, 2u * port->queue_pairs);
+		return NULL;
+	}
+	return &port->vr[index];
+}
+
+static bool
+size_ok(const struct vhost_msg_desc *d, const struct vhost_user_msg *msg)
+{
+	uint32_t size = msg->hdr.size;
+
+	switch (d->size) {
+	case SIZE_NONE:
+		return size == 0;
+	case SIZE_U64:
+		return size == sizeof(uint64_t);
+	case SIZE_STATE:
+		return size == sizeof(struct vhost_vring_state);
+	case SIZE_ADDR:
+		return size == sizeof(struct vhost_vring_addr);
+	case SIZE_MEMREG:
+		return size == sizeof(struct vhost_memory_single);
+	case SIZE_MEM: {
+		const size_t head = offsetof(struct vhost_memory, regions);
+		uint32_t n;
+
+		if (size < head || size > sizeof(struct vhost_memory))
+			return false;
+		n = msg->payload.memory.nregions;
+		return n >= 1 && n <= VHOST_MEMORY_BASELINE_NREGIONS &&
+		       size >= head + n * sizeof(struct vhost_memory_region);
+	}
+	}
+	return false;
+}
+
+static bool
+fds_ok(const struct vhost_msg_desc *d, const struct vhost_user_msg *msg, unsigned int nfds)
+{
+	switch (d->fds) {
+	case FDS_NONE:
+		return nfds == 0;
+	case FDS_VRING:
+		if (msg->payload.u64 & ~(uint64_t)(VHOST_USER_VRING_IDX_MASK |
+						   VHOST_USER_VRING_NOFD_MASK))
+			return false;
+		return nfds == ((msg->payload.u64 & VHOST_USER_VRING_NOFD_MASK) ? 0u : 1u);
+	case FDS_MEM:
+		return nfds == msg->payload.memory.nregions;
+	case FDS_ONE:
+		return nfds == 1;
+	case FDS_ANY:
+		return nfds <= 1;
+	}
+	return false;
+}
+
+static void
+reply_u64(struct vhost_user_msg *reply, uint64_t v)
+{
+	reply->payload.u64 = v;
+	reply->hdr.size = sizeof(uint64_t);
+}
+
+/* ---- handlers ---- */
+
+static int
+vhost_msg_get_features(struct hv_vhost_port *port, struct vhost_user_msg *msg,
+		       int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+{
+	RTE_SET_USED(msg), RTE_SET_USED(fds), RTE_SET_USED(nfds);
+	reply_u64(reply, port->offered_features | BIT64(VHOST_USER_F_PROTOCOL_FEATURES));
+	return 0;
+}
+
+static int
+vhost_msg_set_features(struct hv_vhost_port *port, struct vhost_user_msg *msg,
+		       int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+{
+	uint64_t f = msg->payload.u64;
+	uint64_t allowed = port->offered_features | BIT64(VHOST_USER_F_PROTOCOL_FEATURES);
+
+	RTE_SET_USED(fds), RTE_SET_USED(nfds), RTE_SET_USED(reply);
+	if (f & ~allowed) {
+		VHOST_LOG(ERR, port, "SET_FEATURES 0x%" PRIx64 " asks for 0x%" PRIx64
+			  " that we did not offer", f, f & ~allowed);
+		return -EINVAL;
+	}
+	/* The header size changes with the features: no burst may run meanwhile. */
+	pause_all(port);
+	set_features(port, f);
+	port->features_set = true;
+	VHOST_LOG(INFO, port, "features 0x%" PRIx64 " negotiated", f);
+	try_start_all(port);
+	return 0;
+}
+
+static int
+vhost_msg_set_owner(struct hv_vhost_port *port, struct vhost_user_msg *msg,
+		    int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+{
+	RTE_SET_USED(port), RTE_SET_USED(msg), RTE_SET_USED(fds), RTE_SET_USED(nfds);
+	RTE_SET_USED(reply);
+	return 0;
+}
+
+static int
+vhost_msg_reset_owner(struct hv_vhost_port *port, struct vhost_user_msg *msg,
+		      int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+{
+	RTE_SET_USED(msg), RTE_SET_USED(fds), RTE_SET_USED(nfds), RTE_SET_USED(reply);
+	vhost_dev_reset(port);
+	return 0;
+}
+
+static int
+map_region(struct hv_vhost_port *port, const struct vhost_memory_region *desc, int *fd,
+	   struct hv_mem *into)
+{
+	struct hv_mem_region r;
+	const char *why = NULL;
+	int rc;
+
+	if (into->n >= HV_VHOST_MAX_MEM_SLOTS) {
+		VHOST_LOG(ERR, port, "memory region refused: more than %d regions",
+			  HV_VHOST_MAX_MEM_SLOTS);
+		return -ENOSPC;
+	}
+	rc = hv_mem_region_map(desc, *fd, &r, &why);
+	*fd = -1; /* consumed */
+	if (rc != 0) {
+		VHOST_LOG(ERR, port, "memory region gpa 0x%" PRIx64 " size 0x%" PRIx64
+			  " refused: %s", desc->guest_phys_addr, desc->memory_size, why);
+		return rc;
+	}
+	if (hv_mem_overlaps(into, &r)) {
+		VHOST_LOG(ERR, port, "memory region gpa 0x%" PRIx64 " size 0x%" PRIx64
+			  " refused: overlaps another", r.gpa, r.size);
+		hv_mem_region_unmap(&r);
+		return -EINVAL;
+	}
+	into->r[into->n++] = r;
+	return 0;
+}
+
+static int
+vhost_msg_set_mem_table(struct hv_vhost_port *port, struct vhost_user_msg *msg,
+			int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+{
+	const struct vhost_memory *m = &msg->payload.memory;
+	struct hv_mem mem = {.n = 0};
+	int rc;
+
+	RTE_SET_USED(nfds), RTE_SET_USED(reply);
+	for (uint32_t i = 0; i < m->nregions; i++) {
+		rc = map_region(port, &m->regions[i], &fds[i], &mem);
+		if (rc != 0) {
+			hv_mem_clear(&mem);
+			return rc;
+		}
+	}
+	/* Swap tables with every ring stopped; ring addresses are translated anew. */
+	pause_all(port);
+	hv_mem_clear(&port->mem);
+	port->mem = mem;
+	for (unsigned int i = 0; i < HV_VHOST_MAX_VRINGS; i++)
+		port->vr[i].mem_hint = 0;
+	try_start_all(port);
+	return 0;
+}
+
+static int
+vhost_msg_set_vring_num(struct hv_vhost_port *port, struct vhost_user_msg *msg,
+			int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+{
+	struct hv_vring *vr = vring_of(port, msg->payload.state.index);
+	uint32_t num = msg->payload.state.num;
+
+	RTE_SET_USED(fds), RTE_SET_USED(nfds), RTE_SET_USED(reply);
+	if (vr == NULL)
+		return -EINVAL;
+	if (num == 0 || num > HV_VRING_MAX_SIZE || (num & (num - 1)) != 0) {
+		VHOST_LOG(ERR, port, "vring size %u refused: not a power of 2 up to %u",
+			  num, HV_VRING_MAX_SIZE);
+		return -EINVAL;
+	}
+	vring_pause(vr);
+	vr->size = (uint16_t)num;
+	vr->num_set = true;
+	vring_try_start(port, vr);
+	return 0;
+}
+
+static int
+vhost_msg_set_vring_addr(struct hv_vhost_port *port, struct vhost_user_msg *msg,
+			 int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+{
+	const struct vhost_vring_addr *a = &msg->payload.addr;
+	struct hv_vring *vr = vring_of(port, a->index);
+
+	RTE_SET_USED(fds), RTE_SET_USED(nfds), RTE_SET_USED(reply);
+	if (vr == NULL)
+		return -EINVAL;
+	/* virtio 1.2, 2.7: desc 16-byte, avail 2-byte, used 4-byte aligned */
+	if ((a->desc_user_addr & 15) || (a->avail_user_addr & 1) || (a->used_user_addr & 3)) {
+		VHOST_LOG(ERR, port, "vring %u addresses refused: misaligned", a->index);
+		return -EINVAL;
+	}
+	vring_pause(vr);
+	vr->desc_ua = a->desc_user_addr;
+	vr->avail_ua = a->avail_user_addr;
+	vr->used_ua = a->used_user_addr;
+	vr->addr_set = true;
+	vring_try_start(port, vr);
+	return 0;
+}
+
+static int
+vhost_msg_set_vring_base(struct hv_vhost_port *port, struct vhost_user_msg *msg,
+			 int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+{
+	struct hv_vring *vr = vring_of(port, msg->payload.state.index);
+	uint32_t base = msg->payload.state.num;
+
+	RTE_SET_USED(fds), RTE_SET_USED(nfds), RTE_SET_USED(reply);
+	if (vr == NULL)
+		return -EINVAL;
+	if (base > UINT16_MAX) {
+		VHOST_LOG(ERR, port, "vring base %u refused: split rings count to 65535", base);
+		return -EINVAL;
+	}
+	vring_pause(vr);
+	vr->last_avail_idx = (uint16_t)base;
+	vr->last_used_idx = (uint16_t)base;
+	vr->fresh = true;
+	__atomic_store_n(&vr->broken, false, __ATOMIC_RELAXED);
+	vring_try_start(port, vr);
+	return 0;
+}
+
+static int
+vhost_msg_get_vring_base(struct hv_vhost_port *port, struct vhost_user_msg *msg,
+			 int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+{
+	uint32_t index = msg->payload.state.index;
+	struct hv_vring *vr = vring_of(port, index);
+
+	RTE_SET_USED(fds), RTE_SET_USED(nfds);
+	if (vr == NULL)
+		return -EINVAL;
+	/* Stops the ring: the frontend may now reuse or unmap it. */
+	vring_pause(vr);
+	vr->started = false;
+	close_fd(&vr->kickfd);
+	__atomic_store_n(&vr->broken, false, __ATOMIC_RELAXED);
+	reply->payload.state.index = index;
+	reply->payload.state.num = vr->last_avail_idx;
+	reply->hdr.size = sizeof(struct vhost_vring_state);
+	return 0;
+}
+
+/* The fd of a KICK/CALL/ERR message (or -1 with the NOFD bit), checked. */
+static int
+vring_fd_take(struct hv_vhost_port *port, const struct vhost_user_msg *msg, int *fds,
+	      int *out)
+{
+	*out = -1;
+	if (msg->payload.u64 & VHOST_USER_VRING_NOFD_MASK)
+		return 0;
+	if (!fd_is_eventfd(fds[0])) {
+		VHOST_LOG(ERR, port, "%s refused: fd is not an eventfd",
+			  vhost_msg_name(msg->hdr.request));
+		return -EINVAL;
+	}
+	*out = fds[0];
+	fds[0] = -1;
+	return 0;
+}
+
+static int
+vhost_msg_set_vring_kick(struct hv_vhost_port *port, struct vhost_user_msg *msg,
+			 int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+{
+	struct hv_vring *vr = vring_of(port, msg->payload.u64 & VHOST_USER_VRING_IDX_MASK);
+	int fd;
+
+	RTE_SET_USED(nfds), RTE_SET_USED(reply);
+	if (vr == NULL || vring_fd_take(port, msg, fds, &fd) != 0)
+		return -EINVAL;
+	vring_pause(vr);
+	close_fd(&vr->kickfd);
+	vr->kickfd = fd;
+	vr->started = true;
+	/* Without protocol features a ring is enabled as soon as it starts. */
+	if (!(port->features & BIT64(VHOST_USER_F_PROTOCOL_FEATURES)))
+		vr->enabled = true;
+	vring_try_start(port, vr);
+	return 0;
+}
+
+static int
+vhost_msg_set_vring_call(struct hv_vhost_port *port, struct vhost_user_msg *msg,
+			 int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+{
+	struct hv_vring *vr = vring_of(port, msg->payload.u64 & VHOST_USER_VRING_IDX_MASK);
+	int fd;
+
+	RTE_SET_USED(nfds), RTE_SET_USED(reply);
+	if (vr == NULL || vring_fd_take(port, msg, fds, &fd) != 0)
+		return -EINVAL;
+	/* The data path writes callfd: swap it only while the ring is stopped. */
+	vring_pause(vr);
+	close_fd(&vr->callfd);
+	vr->callfd = fd;
+	vr->signalled_used_valid = false;
+	vring_try_start(port, vr);
+	return 0;
+}
+
+static int
+vhost_msg_set_vring_err(struct hv_vhost_port *port, struct vhost_user_msg *msg,
+			int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+{
+	struct hv_vring *vr = vring_of(port, msg->payload.u64 & VHOST_USER_VRING_IDX_MASK);
+	int fd;
+
+	RTE_SET_USED(nfds), RTE_SET_USED(reply);
+	if (vr == NULL || vring_fd_take(port, msg, fds, &fd) != 0)
+		return -EINVAL;
+	close_fd(&vr->errfd);
+	vr->errfd = fd;
+	return 0;
+}
+
+static int
+vhost_msg_get_protocol_features(struct hv_vhost_port *port, struct vhost_user_msg *msg,
+				int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+{
+	RTE_SET_USED(port), RTE_SET_USED(msg), RTE_SET_USED(fds), RTE_SET_USED(nfds);
+	reply_u64(reply, OFFERED_PROTOCOL_FEATURES);
+	return 0;
+}
+
+static int
+vhost_msg_set_protocol_features(struct hv_vhost_port *port, struct vhost_user_msg *msg,
+				int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+{
+	uint64_t f = msg->payload.u64;
+
+	RTE_SET_USED(fds), RTE_SET_USED(nfds), RTE_SET_USED(reply);
+	if (f & ~OFFERED_PROTOCOL_FEATURES) {
+		VHOST_LOG(ERR, port, "SET_PROTOCOL_FEATURES 0x%" PRIx64 " refused: not offered",
+			  f);
+		return -EINVAL;
+	}
+	port->protocol_features = f;
+	return 0;
+}
+
+static int
+vhost_msg_get_queue_num(struct hv_vhost_port *port, struct vhost_user_msg *msg,
+			int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+{
+	RTE_SET_USED(msg), RTE_SET_USED(fds), RTE_SET_USED(nfds);
+	reply_u64(reply, port->queue_pairs);
+	return 0;
+}
+
+static int
+vhost_msg_set_vring_enable(struct hv_vhost_port *port, struct vhost_user_msg *msg,
+			   int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+{
+	struct hv_vring *vr = vring_of(port, msg->payload.state.index);
+	uint32_t on = msg->payload.state.num;
+
+	RTE_SET_USED(fds), RTE_SET_USED(nfds), RTE_SET_USED(reply);
+	if (vr == NULL)
+		return -EINVAL;
+	if (on > 1) {
+		VHOST_LOG(ERR, port, "SET_VRING_ENABLE %u refused: 0 or 1", on);
+		return -EINVAL;
+	}
+	vring_pause(vr);
+	vr->enabled = on;
+	vring_try_start(port, vr);
+	return 0;
+}
+
+static int
+vhost_msg_get_max_mem_slots(struct hv_vhost_port *port, struct vhost_user_msg *msg,
+			    int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+{
+	RTE_SET_USED(port), RTE_SET_USED(msg), RTE_SET_USED(fds), RTE_SET_USED(nfds);
+	reply_u64(reply, HV_VHOST_MAX_MEM_SLOTS);
+	return 0;
+}
+
+static int
+vhost_msg_add_mem_reg(struct hv_vhost_port *port, struct vhost_user_msg *msg,
+		      int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+{
+	struct hv_mem mem;
+	int rc;
+
+	RTE_SET_USED(nfds), RTE_SET_USED(reply);
+	/* Map into a copy so that a refused region leaves the table untouched. */
+	mem = port->mem;
+	rc = map_region(port, &msg->payload.mem_reg.region, &fds[0], &mem);
+	if (rc != 0)
+		return rc;
+	pause_all(port);
+	port->mem = mem;
+	try_start_all(port);
+	return 0;
+}
+
+static int
+vhost_msg_rem_mem_reg(struct hv_vhost_port *port, struct vhost_user_msg *msg,
+		      int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+{
+	const struct vhost_memory_region *d = &msg->payload.mem_reg.region;
+	struct hv_mem *m = &port->mem;
+
+	RTE_SET_USED(fds), RTE_SET_USED(nfds), RTE_SET_USED(reply);
+	for (uint32_t i = 0; i < m->n; i++) {
+		struct hv_mem_region *r = &m->r[i];
+
+		if (r->gpa != d->guest_phys_addr || r->size != d->memory_size ||
+		    r->uaddr != d->userspace_addr)
+			continue;
+		/* Rings in the region stop here; try_start refuses to restart them. */
+		pause_all(port);
+		hv_mem_region_unmap(r);
+		memmove(r, r + 1, sizeof(*r) * (m->n - i - 1));
+		m->n--;
+		for (unsigned int k = 0; k < HV_VHOST_MAX_VRINGS; k++)
+			port->vr[k].mem_hint = 0;
+		try_start_all(port);
+		return 0;
+	}
+	VHOST_LOG(ERR, port, "REM_MEM_REG gpa 0x%" PRIx64 ": no such region",
+		  d->guest_phys_addr);
+	return -ENOENT;
+}
+
+/* ---- dispatch ---- */
+
+static void
+close_fds(int *fds, unsigned int nfds)
+{
+	for (unsigned int i = 0; i < nfds; i++)
+		close_fd(&fds[i]);
+}
+
+int
+vhost_msg_dispatch(struct hv_vhost_port *port, struct vhost_user_msg *msg, int *fds,
+		   unsigned int nfds, struct vhost_user_msg *reply, size_t *reply_len)
+{
+	uint32_t req = msg->hdr.request;
+	const struct vhost_msg_desc *d = NULL;
+	bool want_ack = (msg->hdr.flags & VHOST_USER_NEED_REPLY) &&
+			(port->protocol_features & BIT64(VHOST_USER_PROTOCOL_F_REPLY_ACK));
+	int rc = 0;
+
+	*reply_len = 0;
+	memset(&reply->hdr, 0, sizeof(reply->hdr));
+	if (req < RTE_DIM(vhost_msgs) && vhost_msgs[req].handler != NULL)
+		d = &vhost_msgs[req];
+	if ((msg->hdr.flags & VHOST_USER_VERSION_MASK) != VHOST_USER_VERSION) {
+		VHOST_LOG(ERR, port, "message %u: protocol version %u, not %u", req,
+			  msg->hdr.flags & VHOST_USER_VERSION_MASK, VHOST_USER_VERSION);
+		rc = -EPROTO;
+		goto out;
+	}
+	if (d == NULL) {
+		/* Not understood: refuse it, as the spec asks, and carry on. */
+		HV_LOG_RL(&port->ctl_rl, WARNING, "vhost %s: request %u not supported, ignored",
+			  port->name, req);
+		close_fds(fds, nfds);
+		if (want_ack) {
+			reply_u64(reply, 1);
+			goto send;
+		}
+		return 0;
+	}
+	if (!size_ok(d, msg)) {
+		VHOST_LOG(ERR, port, "%s: payload of %u bytes is malformed", d->name,
+			  msg->hdr.size);
+		rc = -EBADMSG;
+		goto out;
+	}
+	if (!fds_ok(d, msg, nfds)) {
+		VHOST_LOG(ERR, port, "%s: %u fds, not what it must carry", d->name, nfds);
+		rc = -EBADMSG;
+		goto out;
+	}
+	VHOST_LOG(DEBUG, port, "%s size %u fds %u payload 0x%" PRIx64, d->name, msg->hdr.size,
+		  nfds, msg->payload.u64);
+	rc = d->handler(port, msg, fds, nfds, reply);
+	if (rc == 0 && d->reply == REPLY_ALWAYS)
+		goto send;
+	if (want_ack) {
+		reply_u64(reply, rc == 0 ? 0 : 1);
+		goto send;
+	}
+	goto out;
+send:
+	reply->hdr.request = req;
+	reply->hdr.flags = VHOST_USER_VERSION | VHOST_USER_REPLY_MASK;
+	*reply_len = sizeof(reply->hdr) + reply->hdr.size;
+out:
+	close_fds(fds, nfds);
+	return rc == 0 ? 0 : -1;
+}

@@ -1,0 +1,574 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The data path: frames out of a guest's TX ring into mbufs, and mbufs into its
+ * RX ring. Runs on the polling thread; no locks, no allocation but mbufs, no
+ * syscall but the callfd write.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_memcpy.h>
+#include <rte_prefetch.h>
+
+#include "vhost_internal.h"
+#include "vhost_vring.h"
+
+int hv_vhost_vnet_hdr_offset = -1;
+uint64_t hv_vhost_vnet_hdr_flag;
+
+struct hv_vhost_vnet_hdr *
+hv_vhost_mbuf_vnet_hdr(struct rte_mbuf *m)
+{
+	if (hv_vhost_vnet_hdr_offset < 0)
+		return NULL;
+	return RTE_MBUF_DYNFIELD(m, hv_vhost_vnet_hdr_offset, struct hv_vhost_vnet_hdr *);
+}
+
+void
+vring_break(struct hv_vhost_port *port, struct hv_vring *vr, enum hv_vhost_drop why)
+{
+	__atomic_store_n(&vr->broken, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&vr->ready, 0, __ATOMIC_RELAXED);
+	vr->stats.stops++;
+	vr->stats.drops[why]++;
+	HV_LOG_RL(&vr->log_rl, ERR, "vhost %s: vring %ld stopped: guest broke it (%s)",
+		  port->name, (long)(vr - port->vr), hv_vhost_drop_name(why));
+}
+
+static inline uint16_t
+avail_entry(const struct hv_vring *vr, uint16_t idx)
+{
+	return __atomic_load_n(&vr->avail->ring[idx & vr->mask], __ATOMIC_RELAXED);
+}
+
+/* Frames the guest made available since we last looked; UINT32_MAX if it lied. */
+static inline uint32_t
+avail_count(struct hv_vhost_port *port, struct hv_vring *vr)
+{
+	uint16_t avail_idx = __atomic_load_n(&vr->avail->idx, __ATOMIC_ACQUIRE);
+	uint16_t n = avail_idx - vr->last_avail_idx;
+
+	if (unlikely(n > vr->size)) {
+		vring_break(port, vr, HV_VHOST_DROP_BAD_AVAIL_IDX);
+		return UINT32_MAX;
+	}
+	return n;
+}
+
+static inline void
+used_put(struct hv_vring *vr, uint16_t used_idx, uint16_t head, uint32_t len)
+{
+	struct vring_used_elem *e = &vr->used->ring[used_idx & vr->mask];
+
+	e->id = head;
+	e->len = len;
+}
+
+static inline void
+used_publish(struct hv_vring *vr)
+{
+	__atomic_store_n(&vr->used->idx, vr->last_used_idx, __ATOMIC_RELEASE);
+}
+
+/* ---- interrupts ---- */
+
+static inline bool
+guest_wants_irq(const struct hv_vhost_port *port, struct hv_vring *vr)
+{
+	uint16_t old, new;
+	bool valid;
+
+	/*
+	 * The used index store must be visible before we read the guest's flags,
+	 * or the guest may re-arm after our read and wait for an interrupt that
+	 * never comes (store-load ordering needs a full fence).
+	 */
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!port->event_idx)
+		return !(__atomic_load_n(&vr->avail->flags, __ATOMIC_RELAXED) &
+			 VRING_AVAIL_F_NO_INTERRUPT);
+	old = vr->signalled_used;
+	valid = vr->signalled_used_valid;
+	new = vr->last_used_idx;
+	vr->signalled_used = new;
+	vr->signalled_used_valid = true;
+	if (!valid)
+		return true;
+	/* used_event sits after the avail ring (virtio 1.2, 2.7.10) */
+	uint16_t used_event = __atomic_load_n(&vr->avail->ring[vr->size], __ATOMIC_RELAXED);
+	return (uint16_t)(new - used_event - 1) < (uint16_t)(new - old);
+}
+
+static inline bool
+vring_signal(const struct hv_vhost_port *port, struct hv_vring *vr)
+{
+	static const uint64_t one = 1;
+
+	if (vr->callfd < 0)
+		return false;
+	if (!guest_wants_irq(port, vr)) {
+		vr->stats.irqs_suppressed++;
+		return false;
+	}
+	if (write(vr->callfd, &one, sizeof(one)) != sizeof(one))
+		return false;
+	vr->stats.irqs_sent++;
+	return true;
+}
+
+static inline void
+vring_used_done(struct hv_vhost_port *port, struct hv_vring *vr)
+{
+	used_publish(vr);
+	if (port->irq_hook != NULL)
+		port->irq_hook(port->irq_ctx, port, (uint16_t)(vr - port->vr));
+	else
+		vring_signal(port, vr);
+}
+
+bool
+hv_vhost_irq_signal(struct hv_vhost_port *port, uint16_t vring)
+{
+	struct hv_vring *vr;
+	bool sent;
+
+	if (vring >= 2u * port->queue_pairs)
+		return false;
+	vr = &port->vr[vring];
+	if (!vring_enter(vr))
+		return false;
+	sent = vring_signal(port, vr);
+	vring_leave(vr);
+	return sent;
+}
+
+/* ---- copies between chains and mbufs ---- */
+
+/* Copy @len bytes from the chain, starting at byte @off, into @dst. */
+static uint32_t
+chain_read(const struct hv_chain *c, uint32_t off, void *dst, uint32_t len)
+{
+	uint8_t *d = dst;
+	uint32_t done = 0;
+
+	for (uint16_t i = 0; i < c->n_iov && done < len; i++) {
+		const struct hv_iov *v = &c->iov[i];
+		uint32_t k;
+
+		if (off >= v->len) {
+			off -= v->len;
+			continue;
+		}
+		k = RTE_MIN(v->len - off, len - done);
+		memcpy(d + done, v->base + off, k);
+		done += k;
+		off = 0;
+	}
+	return done;
+}
+
+/* Validate the guest's offload request against what was negotiated. */
+static bool
+tx_hdr_ok(const struct hv_vhost_port *port, const struct virtio_net_hdr *h, uint32_t pkt_len)
+{
+	uint8_t gso = h->gso_type & ~VIRTIO_NET_HDR_GSO_ECN;
+
+	if (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
+		if (!(port->features & HV_VHOST_F_CSUM))
+			return false;
+		/* the checksum field must lie inside the frame */
+		if ((uint32_t)h->csum_start + h->csum_offset + 2 > pkt_len)
+			return false;
+	}
+	switch (gso) {
+	case VIRTIO_NET_HDR_GSO_NONE:
+		return h->gso_type == VIRTIO_NET_HDR_GSO_NONE;
+	case VIRTIO_NET_HDR_GSO_TCPV4:
+		return (port->features & HV_VHOST_F_HOST_TSO4) &&
+		       (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) && h->gso_size != 0;
+	case VIRTIO_NET_HDR_GSO_TCPV6:
+		return (port->features & HV_VHOST_F_HOST_TSO6) &&
+		       (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) && h->gso_size != 0;
+	default:
+		return false;
+	}
+}
+
+/* Copy the frame after the net header into @m, chaining mbufs as needed. */
+static int
+chain_to_mbuf(struct hv_vhost_port *port, const struct hv_chain *c, struct rte_mbuf *m)
+{
+	uint32_t skip = port->hdr_size;
+	struct rte_mbuf *cur = m;
+	uint8_t *dst = rte_pktmbuf_mtod(cur, uint8_t *);
+	uint32_t room = rte_pktmbuf_tailroom(cur);
+
+	for (uint16_t i = 0; i < c->n_iov; i++) {
+		const uint8_t *src = c->iov[i].base;
+		uint32_t len = c->iov[i].len;
+
+		if (skip > 0) {
+			uint32_t s = RTE_MIN(skip, len);
+
+			src += s;
+			len -= s;
+			skip -= s;
+		}
+		while (len > 0) {
+			uint32_t k;
+
+			if (room == 0) {
+				struct rte_mbuf *next = rte_pktmbuf_alloc(port->mp);
+
+				if (unlikely(next == NULL))
+					return HV_VHOST_DROP_NO_MBUF;
+				cur->next = next;
+				cur = next;
+				m->nb_segs++;
+				dst = rte_pktmbuf_mtod(cur, uint8_t *);
+				room = rte_pktmbuf_tailroom(cur);
+			}
+			k = RTE_MIN(len, room);
+			rte_memcpy(dst, src, k);
+			dst += k;
+			src += k;
+			len -= k;
+			room -= k;
+			cur->data_len += k;
+			m->pkt_len += k;
+		}
+	}
+	return 0;
+}
+
+/* One chain of the guest's TX ring into @m; 0 or a drop reason. */
+static int
+dequeue_one(struct hv_vhost_port *port, struct hv_vring *vr, const struct hv_chain *c,
+	    struct rte_mbuf *m)
+{
+	struct virtio_net_hdr h;
+	uint32_t pkt_len;
+	int rc;
+
+	if (c->len < (uint32_t)port->hdr_size + RTE_ETHER_HDR_LEN)
+		return HV_VHOST_DROP_TOO_SHORT;
+	pkt_len = c->len - port->hdr_size;
+	if (pkt_len > HV_VHOST_MAX_PKT_LEN)
+		return HV_VHOST_DROP_TOO_LONG;
+	/* One copy of the header, checked, then used: the guest may change its own. */
+	chain_read(c, 0, &h, port->hdr_size);
+	if (!tx_hdr_ok(port, &h, pkt_len))
+		return HV_VHOST_DROP_BAD_HEADER;
+	rc = chain_to_mbuf(port, c, m);
+	if (rc != 0)
+		return rc;
+	if (hv_vhost_vnet_hdr_offset >= 0) {
+		struct hv_vhost_vnet_hdr *mh = hv_vhost_mbuf_vnet_hdr(m);
+
+		mh->flags = h.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM;
+		mh->gso_type = h.gso_type;
+		mh->hdr_len = h.hdr_len;
+		mh->gso_size = h.gso_size;
+		mh->csum_start = h.csum_start;
+		mh->csum_offset = h.csum_offset;
+		if (mh->flags || mh->gso_type)
+			m->ol_flags |= hv_vhost_vnet_hdr_flag;
+	}
+	vr->stats.bytes += pkt_len;
+	return 0;
+}
+
+uint16_t
+hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkts,
+		  uint16_t n)
+{
+	struct hv_vring *vr;
+	struct hv_chain chain;
+	uint16_t count = 0, used_before;
+	uint32_t avail;
+
+	if (unlikely(qp >= port->queue_pairs))
+		return 0;
+	vr = &port->vr[2 * qp + 1];
+	if (!vring_enter(vr))
+		return 0;
+	used_before = vr->last_used_idx;
+	avail = avail_count(port, vr);
+	if (avail == 0 || avail == UINT32_MAX)
+		goto out;
+	n = RTE_MIN(n, avail);
+	if (unlikely(rte_pktmbuf_alloc_bulk(port->mp, pkts, n) != 0)) {
+		vr->stats.drops[HV_VHOST_DROP_NO_MBUF]++;
+		goto out;
+	}
+	for (uint16_t i = 0; i < n; i++) {
+		uint16_t head = avail_entry(vr, vr->last_avail_idx);
+		struct rte_mbuf *m = pkts[count];
+		int rc;
+
+		rc = hv_vring_walk(vr->desc, vr->size, &port->mem, &vr->mem_hint, head, false,
+				   port->indirect, &chain);
+		if (unlikely(rc != 0 && hv_vring_error_is_fatal(rc))) {
+			vring_break(port, vr, rc);
+			break;
+		}
+		if (likely(rc == 0))
+			rc = dequeue_one(port, vr, &chain, m);
+		if (unlikely(rc == HV_VHOST_DROP_NO_MBUF)) {
+			/* leave the chain to the guest; retry on the next burst */
+			vr->stats.drops[rc]++;
+			break;
+		}
+		used_put(vr, vr->last_used_idx++, head, 0);
+		vr->last_avail_idx++;
+		if (unlikely(rc != 0)) {
+			vr->stats.drops[rc]++;
+			if (m->next != NULL)
+				rte_pktmbuf_free(m->next);
+			rte_pktmbuf_reset(m);
+			continue;
+		}
+		count++;
+	}
+	/* mbufs allocated but not filled */
+	if (count < n)
+		rte_pktmbuf_free_bulk(&pkts[count], n - count);
+	vr->stats.packets += count;
+	if (vr->last_used_idx != used_before)
+		vring_used_done(port, vr);
+out:
+	vring_leave(vr);
+	return count;
+}
+
+/* ---- into the guest's RX ring ---- */
+
+struct chain_writer {
+	const struct hv_chain *c;
+	uint16_t i;   /* current iov */
+	uint32_t off; /* bytes written in it */
+	uint32_t written;
+};
+
+static inline uint32_t
+writer_put(struct chain_writer *w, const uint8_t *src, uint32_t len)
+{
+	uint32_t done = 0;
+
+	while (done < len && w->i < w->c->n_iov) {
+		const struct hv_iov *v = &w->c->iov[w->i];
+		uint32_t k = RTE_MIN(v->len - w->off, len - done);
+
+		rte_memcpy(v->base + w->off, src + done, k);
+		done += k;
+		w->off += k;
+		if (w->off == v->len) {
+			w->i++;
+			w->off = 0;
+		}
+	}
+	w->written += done;
+	return done;
+}
+
+struct mbuf_cursor {
+	const struct rte_mbuf *seg;
+	uint32_t off;
+};
+
+/* Copy from the mbuf until it is exhausted or the chain is full. */
+static inline void
+mbuf_to_chain(struct mbuf_cursor *mc, struct chain_writer *w)
+{
+	while (mc->seg != NULL) {
+		uint32_t left = mc->seg->data_len - mc->off;
+		uint32_t k;
+
+		if (left == 0) {
+			mc->seg = mc->seg->next;
+			mc->off = 0;
+			continue;
+		}
+		k = writer_put(w, rte_pktmbuf_mtod_offset(mc->seg, const uint8_t *, mc->off),
+			       left);
+		mc->off += k;
+		if (k < left)
+			return;
+	}
+}
+
+/* Address of byte @off of a chain (it lies within the chain). */
+static inline uint8_t *
+chain_byte(const struct hv_chain *c, uint32_t off)
+{
+	for (uint16_t i = 0; i < c->n_iov; i++) {
+		if (off < c->iov[i].len)
+			return c->iov[i].base + off;
+		off -= c->iov[i].len;
+	}
+	return NULL;
+}
+
+#define GUEST_OFFLOADS (HV_VHOST_F_GUEST_CSUM | HV_VHOST_F_GUEST_TSO4 | HV_VHOST_F_GUEST_TSO6)
+
+/* The net header for @m; false when it carries an offload the guest did not agree to. */
+static inline bool
+rx_hdr_fill(const struct hv_vhost_port *port, struct rte_mbuf *m, struct virtio_net_hdr *h)
+{
+	const struct hv_vhost_vnet_hdr *mh;
+	uint8_t gso;
+
+	memset(h, 0, sizeof(*h));
+	if (likely(!(m->ol_flags & hv_vhost_vnet_hdr_flag) || hv_vhost_vnet_hdr_offset < 0))
+		return true;
+	mh = hv_vhost_mbuf_vnet_hdr(m);
+	gso = mh->gso_type & ~VIRTIO_NET_HDR_GSO_ECN;
+	if ((mh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) &&
+	    !(port->features & HV_VHOST_F_GUEST_CSUM))
+		return false;
+	if ((gso == VIRTIO_NET_HDR_GSO_TCPV4 && !(port->features & HV_VHOST_F_GUEST_TSO4)) ||
+	    (gso == VIRTIO_NET_HDR_GSO_TCPV6 && !(port->features & HV_VHOST_F_GUEST_TSO6)) ||
+	    (gso != VIRTIO_NET_HDR_GSO_NONE && gso != VIRTIO_NET_HDR_GSO_TCPV4 &&
+	     gso != VIRTIO_NET_HDR_GSO_TCPV6))
+		return false;
+	if (!(port->features & GUEST_OFFLOADS))
+		return false;
+	h->flags = mh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	h->gso_type = mh->gso_type;
+	h->hdr_len = mh->hdr_len;
+	h->gso_size = mh->gso_size;
+	h->csum_start = mh->csum_start;
+	h->csum_offset = mh->csum_offset;
+	return true;
+}
+
+struct rx_pos {
+	uint16_t avail; /* next avail entry */
+	uint16_t used;  /* next used entry */
+	uint16_t end;   /* avail index the guest published */
+};
+
+/*
+ * Copy one frame into the guest's buffers. On success @pos moves past the
+ * buffers used; on failure it stays (the buffers remain the guest's).
+ * @return 0 or a drop reason.
+ */
+static int
+enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
+	    struct rx_pos *pos, struct hv_chain *chain)
+{
+	struct virtio_net_hdr h;
+	struct mbuf_cursor mc = {.seg = m, .off = 0};
+	uint32_t need = port->hdr_size + m->pkt_len;
+	uint16_t a = pos->avail, u = pos->used;
+	uint8_t *nb_lo = NULL, *nb_hi = NULL;
+	uint16_t nbufs = 0;
+	int rc;
+
+	if (!rx_hdr_fill(port, m, &h))
+		return HV_VHOST_DROP_BAD_HEADER;
+	if (m->pkt_len > HV_VHOST_MAX_PKT_LEN)
+		return HV_VHOST_DROP_TOO_LONG;
+	do {
+		struct chain_writer w = {.c = chain};
+		uint16_t head;
+
+		if (a == pos->end)
+			return HV_VHOST_DROP_NO_BUFFER;
+		head = avail_entry(vr, a);
+		rc = hv_vring_walk(vr->desc, vr->size, &port->mem, &vr->mem_hint, head, true,
+				   port->indirect, chain);
+		if (rc != 0)
+			return hv_vring_error_is_fatal(rc) ? rc : HV_VHOST_DROP_BAD_CHAIN;
+		if (nbufs == 0) {
+			if (chain->len < port->hdr_size)
+				return HV_VHOST_DROP_BAD_CHAIN;
+			/* without mergeable buffers the frame must fit one chain */
+			if (!port->mrg_rxbuf && chain->len < need)
+				return HV_VHOST_DROP_TOO_LONG;
+			writer_put(&w, (const uint8_t *)&h, port->hdr_size);
+			if (port->hdr_size == sizeof(h)) {
+				nb_lo = chain_byte(chain, offsetof(struct virtio_net_hdr, num_buffers));
+				nb_hi = chain_byte(chain, offsetof(struct virtio_net_hdr, num_buffers) + 1);
+			}
+		}
+		mbuf_to_chain(&mc, &w);
+		used_put(vr, u++, head, w.written);
+		a++;
+		nbufs++;
+		need -= w.written;
+	} while (need > 0);
+	if (nb_lo != NULL) {
+		*nb_lo = nbufs & 0xff;
+		*nb_hi = nbufs >> 8;
+	}
+	pos->avail = a;
+	pos->used = u;
+	return 0;
+}
+
+static inline bool
+rx_error_breaks_ring(int rc)
+{
+	return hv_vring_error_is_fatal(rc) || rc == HV_VHOST_DROP_BAD_CHAIN;
+}
+
+uint16_t
+hv_vhost_tx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkts,
+		  uint16_t n)
+{
+	struct hv_vring *vr;
+	struct hv_chain chain;
+	struct rx_pos pos;
+	uint16_t sent = 0, i = 0;
+	uint32_t avail;
+
+	if (unlikely(qp >= port->queue_pairs))
+		goto free;
+	vr = &port->vr[2 * qp];
+	if (!vring_enter(vr)) {
+		vr->stats.drops[HV_VHOST_DROP_NOT_READY] += n;
+		goto free;
+	}
+	avail = avail_count(port, vr);
+	if (unlikely(avail == UINT32_MAX)) {
+		vr->stats.drops[HV_VHOST_DROP_NOT_READY] += n;
+		goto leave;
+	}
+	pos.avail = vr->last_avail_idx;
+	pos.used = vr->last_used_idx;
+	pos.end = vr->last_avail_idx + avail;
+	for (i = 0; i < n; i++) {
+		uint32_t len = pkts[i]->pkt_len;
+		int rc = enqueue_one(port, vr, pkts[i], &pos, &chain);
+
+		if (likely(rc == 0)) {
+			sent++;
+			vr->stats.bytes += len;
+			continue;
+		}
+		if (rx_error_breaks_ring(rc)) {
+			vring_break(port, vr, rc);
+			vr->stats.drops[HV_VHOST_DROP_NOT_READY] += n - i - 1;
+			break;
+		}
+		if (rc == HV_VHOST_DROP_NO_BUFFER) {
+			vr->stats.drops[rc] += n - i;
+			break;
+		}
+		vr->stats.drops[rc]++;
+	}
+	vr->stats.packets += sent;
+	vr->last_avail_idx = pos.avail;
+	if (pos.used != vr->last_used_idx) {
+		vr->last_used_idx = pos.used;
+		vring_used_done(port, vr);
+	}
+leave:
+	vring_leave(vr);
+free:
+	rte_pktmbuf_free_bulk(pkts, n);
+	return sent;
+}

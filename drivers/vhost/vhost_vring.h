@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Walking a descriptor chain of a split ring. Pure: reads the descriptor table
+ * and translates through the memory table, nothing else, so it is unit-tested
+ * on synthetic rings and fuzzed.
+ */
+#ifndef HV_VHOST_VRING_H
+#define HV_VHOST_VRING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hv_vhost.h"
+#include "vhost_mem.h"
+#include "vhost_proto.h"
+
+/* Pieces of host memory one chain may map to; Linux uses at most ~20 per frame. */
+#define HV_CHAIN_MAX_IOV 128
+/* Bytes one chain may describe. */
+#define HV_CHAIN_MAX_LEN (UINT32_C(1) << 24)
+/* Entries an indirect table may hold (the largest ring size). */
+#define HV_VRING_MAX_INDIRECT 32768
+
+struct hv_iov {
+	uint8_t *base;
+	uint32_t len;
+};
+
+struct hv_chain {
+	uint16_t head;
+	uint16_t n_iov;
+	uint32_t len;
+	struct hv_iov iov[HV_CHAIN_MAX_IOV];
+};
+
+/*
+ * Map the chain starting at @head of a descriptor table of @size entries.
+ * Every descriptor must be writable (@writable) or read-only (!@writable).
+ * @return 0, or the drop reason (enum hv_vhost_drop) that stops it.
+ */
+int hv_vring_walk(const struct vring_desc *desc, uint16_t size,
+		  const struct hv_mem *mem, uint32_t *hint, uint16_t head,
+		  bool writable, bool indirect_ok, struct hv_chain *c);
+
+/* Whether a walk error means the ring itself is corrupt (stop it), not one frame. */
+static inline bool
+hv_vring_error_is_fatal(int reason)
+{
+	return reason == HV_VHOST_DROP_BAD_DESC_INDEX ||
+	       reason == HV_VHOST_DROP_BAD_CHAIN ||
+	       reason == HV_VHOST_DROP_BAD_INDIRECT ||
+	       reason == HV_VHOST_DROP_BAD_ADDR ||
+	       reason == HV_VHOST_DROP_BAD_DIRECTION;
+}
+
+#endif

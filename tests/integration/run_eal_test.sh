@@ -1,0 +1,13 @@
+#!/bin/sh
+# Run an in-process DPDK test with the EAL arguments these machines need:
+# no PCI probing (it would take the machine's own NIC), a file prefix of its
+# own, two lcores, and hugepages only when HV_TEST_HUGEPAGES=1.
+set -e
+prog=$1
+shift
+if [ "${HV_TEST_HUGEPAGES:-0}" = 1 ]; then
+	mem="-m 512 --single-file-segments"
+else
+	mem="--no-huge -m 512"
+fi
+exec "$prog" -l 0,1 --no-pci $mem --file-prefix "hvtest$$" --log-level=hvswitch:info "$@"

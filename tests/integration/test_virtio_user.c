@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * drivers/vhost against DPDK's virtio-user PMD, an independent vhost-user
+ * frontend, in one process: frames go out of the frontend, through our
+ * backend (echoed back into the same guest) and must come back byte-exact.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+
+#include "peer.h"
+
+#define BURST 32
+#define TIMEOUT_MS 3000
+
+static const uint32_t sizes[] = {64, 65, 127, 128, 511, 1500, 1514, 1518,
+				 2048, 2049, 4096, 8000, 9000};
+
+/* Our side: take what the guest sent and give it back to the same guest. */
+static unsigned int
+echo_once(struct hv_vhost_port *port)
+{
+	struct rte_mbuf *pkts[BURST];
+	uint16_t n = hv_vhost_rx_burst(port, 0, pkts, BURST);
+
+	if (n > 0)
+		hv_vhost_tx_burst(port, 0, pkts, n);
+	return n;
+}
+
+/*
+ * Send @n frames of @len bytes in @segs segments from the guest and wait for
+ * all of them to come back in order; returns how many came back intact.
+ */
+static unsigned int
+roundtrip(struct peer *p, uint32_t len, unsigned int segs, unsigned int n, uint32_t seed)
+{
+	struct rte_mbuf *tx[BURST], *rx[BURST];
+	unsigned int sent = 0, got = 0, good = 0;
+	uint64_t end = peer_now_ms() + TIMEOUT_MS;
+
+	ck_assert_uint_le(n, BURST);
+	for (unsigned int i = 0; i < n; i++) {
+		tx[i] = peer_frame(peer_guest_pool(), len, seed + i, segs);
+		ck_assert_ptr_nonnull(tx[i]);
+	}
+	while (got < n && peer_now_ms() < end) {
+		if (sent < n)
+			sent += rte_eth_tx_burst(p->eth, 0, tx + sent, n - sent);
+		echo_once(p->port);
+		uint16_t k = rte_eth_rx_burst(p->eth, 0, rx, BURST);
+
+		for (uint16_t i = 0; i < k; i++) {
+			if (peer_frame_check(rx[i], len, seed + got))
+				good++;
+			got++;
+			rte_pktmbuf_free(rx[i]);
+		}
+	}
+	for (unsigned int i = sent; i < n; i++)
+		rte_pktmbuf_free(tx[i]);
+	return good;
+}
+
+static void
+check_sizes(uint64_t features, const char *vu_args, bool big_without_mrg_ok)
+{
+	struct peer p;
+
+	ck_assert_int_eq(peer_open(&p, "sizes", HV_VHOST_SERVER, features, vu_args), 0);
+	ck_assert(peer_wait_ready(&p, TIMEOUT_MS));
+	/* what was negotiated is what we offered, less what virtio-user lacks */
+	ck_assert_uint_eq(hv_vhost_port_features(p.port) & ~(UINT64_C(1) << 30),
+			  features & ~HV_VHOST_F_EVENT_IDX & ~HV_VHOST_F_MQ);
+	for (size_t i = 0; i < RTE_DIM(sizes); i++) {
+		for (unsigned int segs = 1; segs <= 3; segs += 2) {
+			uint32_t len = sizes[i];
+			unsigned int good = roundtrip(&p, len, segs, 8, (uint32_t)(i * 16 + segs));
+
+			ck_assert_msg(good == 8 || (!big_without_mrg_ok && len > 1518),
+				      "%u-byte frames in %u segments: %u of 8 came back", len,
+				      segs, good);
+		}
+	}
+	peer_close(&p);
+}
+
+START_TEST(sizes_mrg_indirect)
+{
+	check_sizes(HV_VHOST_F_VERSION_1 | HV_VHOST_F_MRG_RXBUF | HV_VHOST_F_INDIRECT_DESC, "",
+		    true);
+}
+END_TEST
+
+START_TEST(sizes_mrg_direct)
+{
+	check_sizes(HV_VHOST_F_VERSION_1 | HV_VHOST_F_MRG_RXBUF, "", true);
+}
+END_TEST
+
+START_TEST(sizes_nomrg_indirect)
+{
+	/* without mergeable buffers each frame needs one big guest buffer (10 KiB here) */
+	check_sizes(HV_VHOST_F_VERSION_1 | HV_VHOST_F_INDIRECT_DESC, "mrg_rxbuf=0", true);
+}
+END_TEST
+
+START_TEST(sizes_nomrg_direct_event_idx_offered)
+{
+	check_sizes(HV_VHOST_F_VERSION_1 | HV_VHOST_F_EVENT_IDX, "mrg_rxbuf=0", true);
+}
+END_TEST
+
+START_TEST(sizes_default_features)
+{
+	check_sizes(HV_VHOST_FEATURES_DEFAULT, "", true);
+}
+END_TEST
+
+/* Frames too big for the guest's buffers are dropped and counted, the rest flows. */
+START_TEST(too_long_counted)
+{
+	struct hv_vhost_vring_stats st;
+	struct rte_mbuf *m;
+	struct peer p;
+	uint64_t end;
+
+	ck_assert_int_eq(peer_open(&p, "toolong", HV_VHOST_SERVER, HV_VHOST_F_VERSION_1,
+				   "mrg_rxbuf=0"),
+			 0);
+	ck_assert(peer_wait_ready(&p, TIMEOUT_MS));
+	/* a jumbo from the switch side into a guest without mergeable buffers */
+	m = peer_frame(peer_switch_pool(), 12000, 7, 6);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(hv_vhost_tx_burst(p.port, 0, &m, 1), 0);
+	ck_assert_int_eq(hv_vhost_vring_stats(p.port, 0, &st), 0);
+	ck_assert_uint_eq(st.drops[HV_VHOST_DROP_TOO_LONG], 1);
+	/* and the ring still works */
+	end = peer_now_ms() + TIMEOUT_MS;
+	ck_assert_uint_eq(roundtrip(&p, 64, 1, 4, 99), 4);
+	ck_assert(peer_now_ms() < end);
+	peer_close(&p);
+}
+END_TEST
+
+/* ---- disconnect / reconnect while traffic runs ---- */
+
+struct echo_worker {
+	struct hv_vhost_port *port;
+	volatile bool stop;
+	uint64_t frames;
+};
+
+static int
+echo_worker_main(void *arg)
+{
+	struct echo_worker *w = arg;
+
+	while (!w->stop)
+		w->frames += echo_once(w->port);
+	return 0;
+}
+
+/* Push traffic for @ms while the worker echoes; returns frames that came back. */
+static unsigned int
+traffic(struct peer *p, unsigned int ms)
+{
+	uint64_t end = peer_now_ms() + ms;
+	unsigned int back = 0;
+	uint32_t seed = 0;
+
+	while (peer_now_ms() < end) {
+		struct rte_mbuf *tx[8], *rx[BURST];
+		uint16_t k;
+
+		for (unsigned int i = 0; i < 8; i++)
+			tx[i] = peer_frame(peer_guest_pool(), 64 + (seed + i) % 1400, seed + i, 1);
+		k = rte_eth_tx_burst(p->eth, 0, tx, 8);
+		for (unsigned int i = k; i < 8; i++)
+			rte_pktmbuf_free(tx[i]);
+		seed += 8;
+		k = rte_eth_rx_burst(p->eth, 0, rx, BURST);
+		back += k;
+		rte_pktmbuf_free_bulk(rx, k);
+	}
+	return back;
+}
+
+static void
+check_reconnect(enum hv_vhost_mode mode)
+{
+	struct echo_worker w = {0};
+	unsigned int worker = rte_get_next_lcore(-1, 1, 0);
+	unsigned int in_use0;
+	struct peer p;
+	int fds0;
+
+	ck_assert_msg(worker < RTE_MAX_LCORE, "needs a second lcore (-l 0,1)");
+	in_use0 = rte_mempool_in_use_count(peer_switch_pool());
+	fds0 = peer_count_fds();
+	ck_assert_int_eq(peer_open(&p, mode == HV_VHOST_SERVER ? "srv" : "cli", mode,
+				   HV_VHOST_FEATURES_DEFAULT, ""),
+			 0);
+	ck_assert(peer_wait_ready(&p, TIMEOUT_MS));
+	w.port = p.port;
+	ck_assert_int_eq(rte_eal_remote_launch(echo_worker_main, &w, worker), 0);
+	for (int round = 0; round < 5; round++) {
+		uint64_t before = hv_vhost_port_connections(p.port);
+
+		ck_assert_uint_gt(traffic(&p, 200), 0);
+		/* the frontend goes away with frames in flight, the PMD still polling */
+		peer_frontend_close(&p);
+		ck_assert_int_eq(peer_frontend_open(&p), 0);
+		ck_assert(peer_wait_ready(&p, TIMEOUT_MS));
+		ck_assert_uint_eq(hv_vhost_port_connections(p.port), before + 1);
+	}
+	ck_assert_uint_gt(traffic(&p, 200), 0);
+	w.stop = true;
+	rte_eal_wait_lcore(worker);
+	ck_assert_uint_gt(w.frames, 0);
+	peer_close(&p);
+	/* every mbuf and fd the connections took is back */
+	ck_assert_uint_eq(rte_mempool_in_use_count(peer_switch_pool()), in_use0);
+	ck_assert_int_eq(peer_count_fds(), fds0);
+}
+
+START_TEST(reconnect_server_mode)
+{
+	check_reconnect(HV_VHOST_SERVER);
+}
+END_TEST
+
+START_TEST(reconnect_client_mode)
+{
+	check_reconnect(HV_VHOST_CLIENT);
+}
+END_TEST
+
+/* A second frontend on a busy server port is refused; the first keeps working. */
+START_TEST(second_frontend_refused)
+{
+	struct peer p;
+	struct peer q;
+
+	ck_assert_int_eq(peer_open(&p, "busy", HV_VHOST_SERVER, 0, ""), 0);
+	ck_assert(peer_wait_ready(&p, TIMEOUT_MS));
+	q = p;
+	snprintf(q.vdev, sizeof(q.vdev), "net_virtio_user_busy");
+	/* virtio-user fails to set up once we close its connection */
+	if (peer_frontend_open(&q) == 0)
+		peer_frontend_close(&q);
+	ck_assert_uint_eq(hv_vhost_port_connections(p.port), 1);
+	ck_assert_uint_eq(roundtrip(&p, 100, 1, 8, 5), 8);
+	peer_close(&p);
+}
+END_TEST
+
+static Suite *
+suite(void)
+{
+	Suite *s = suite_create("virtio-user");
+	TCase *t = tcase_create("interop");
+
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, sizes_mrg_indirect);
+	tcase_add_test(t, sizes_mrg_direct);
+	tcase_add_test(t, sizes_nomrg_indirect);
+	tcase_add_test(t, sizes_nomrg_direct_event_idx_offered);
+	tcase_add_test(t, sizes_default_features);
+	tcase_add_test(t, too_long_counted);
+	tcase_add_test(t, reconnect_server_mode);
+	tcase_add_test(t, reconnect_client_mode);
+	if (getenv("HV_TEST_BUSY"))
+	tcase_add_test(t, second_frontend_refused);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int
+main(int argc, char **argv)
+{
+	SRunner *sr;
+	int failed;
+
+	if (peer_env_init(argc, argv) != 0)
+		return 1;
+	sr = srunner_create(suite());
+	/* one EAL per process: the tests share it */
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	peer_env_fini();
+	return failed == 0 ? 0 : 1;
+}
