@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -251,8 +252,9 @@ main(int argc, char **argv)
 				       .nb_qp = conf.port[0].queue_pairs};
 		pmd_main(&pmds[0]);
 	} else {
+		/* the main lcore sleeps: it may share its CPU with other work */
 		while (!stop)
-			rte_delay_ms(100);
+			usleep(100 * 1000);
 		rte_eal_mp_wait_lcore();
 	}
 	for (unsigned int i = 0; i < NB_PORTS; i++)
