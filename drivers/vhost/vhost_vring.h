@@ -46,8 +46,10 @@ int hv_vring_walk(const struct vring_desc *desc, uint16_t size,
 static inline bool
 hv_vring_error_is_fatal(int reason)
 {
+	/* No honest driver chains more than ~20 pieces: more is a loop or an attack. */
 	return reason == HV_VHOST_DROP_BAD_DESC_INDEX ||
 	       reason == HV_VHOST_DROP_BAD_CHAIN ||
+	       reason == HV_VHOST_DROP_TOO_MANY_SEGS ||
 	       reason == HV_VHOST_DROP_BAD_INDIRECT ||
 	       reason == HV_VHOST_DROP_BAD_ADDR ||
 	       reason == HV_VHOST_DROP_BAD_DIRECTION;

@@ -15,6 +15,7 @@
 
 static struct rte_mempool *switch_mp;
 static struct rte_mempool *guest_mp;
+static struct rte_mempool *guest_small_mp;
 static unsigned int vdev_seq;
 
 /* Frontend buffers big enough for 9000-byte frames without mergeable buffers. */
@@ -40,7 +41,10 @@ peer_env_init(int argc, char **argv)
 					    rte_socket_id());
 	guest_mp = rte_pktmbuf_pool_create("guest", 4095, 256, 0, GUEST_MBUF_SIZE,
 					   rte_socket_id());
-	if (switch_mp == NULL || guest_mp == NULL) {
+	/* 2 KiB receive buffers make big frames span several mergeable buffers */
+	guest_small_mp = rte_pktmbuf_pool_create("guest_small", 4095, 256, 0,
+						 RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+	if (switch_mp == NULL || guest_mp == NULL || guest_small_mp == NULL) {
 		fprintf(stderr, "pools: %s\n", rte_strerror(rte_errno));
 		return -1;
 	}
@@ -53,6 +57,7 @@ peer_env_fini(void)
 	hv_vhost_fini();
 	rte_mempool_free(switch_mp);
 	rte_mempool_free(guest_mp);
+	rte_mempool_free(guest_small_mp);
 	rte_eal_cleanup();
 }
 
@@ -72,7 +77,12 @@ int
 peer_frontend_open(struct peer *p)
 {
 	struct rte_eth_conf conf = {.rxmode = {.mtu = 9000}};
+	bool mrg = strstr(p->devargs, "mrg_rxbuf=0") == NULL;
 	int rc;
+
+	/* with mergeable buffers, frames larger than one 2 KiB buffer are scattered */
+	if (mrg)
+		conf.rxmode.offloads = RTE_ETH_RX_OFFLOAD_SCATTER;
 
 	rc = rte_vdev_init(p->vdev, p->devargs);
 	if (rc != 0) {
@@ -83,7 +93,8 @@ peer_frontend_open(struct peer *p)
 	if (rc == 0)
 		rc = rte_eth_dev_configure(p->eth, 1, 1, &conf);
 	if (rc == 0)
-		rc = rte_eth_rx_queue_setup(p->eth, 0, 256, rte_socket_id(), NULL, guest_mp);
+		rc = rte_eth_rx_queue_setup(p->eth, 0, 256, rte_socket_id(), NULL,
+					    mrg ? guest_small_mp : guest_mp);
 	if (rc == 0)
 		rc = rte_eth_tx_queue_setup(p->eth, 0, 256, rte_socket_id(), NULL);
 	if (rc == 0)

@@ -1,0 +1,555 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Hostile frontends and guests against drivers/vhost: each case breaks one
+ * rule, and then checks that (a) the offender lost its ring or its connection,
+ * counted by reason, and (b) a well-behaved guest on another port (DPDK's
+ * virtio-user) still exchanges frames.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <rte_ethdev.h>
+
+#include "peer.h"
+#include "raw_frontend.h"
+
+#define TIMEOUT_MS 3000
+#define HDR 12 /* net header with VERSION_1 */
+
+static struct peer good;          /* the bystander */
+static struct hv_vhost_port *bad; /* the port the hostile frontend talks to */
+static char bad_path[108];
+static struct raw_fe fe;
+
+static void
+setup(void)
+{
+	struct hv_vhost_port_conf conf = {
+		.name = "hostile",
+		.mode = HV_VHOST_SERVER,
+		.queue_pairs = 1,
+		.features = HV_VHOST_F_VERSION_1 | HV_VHOST_F_MRG_RXBUF |
+			    HV_VHOST_F_INDIRECT_DESC | HV_VHOST_F_EVENT_IDX,
+		.mp = peer_switch_pool(),
+	};
+
+	ck_assert_int_eq(peer_open(&good, "good", HV_VHOST_SERVER, 0, ""), 0);
+	ck_assert(peer_wait_ready(&good, TIMEOUT_MS));
+	snprintf(bad_path, sizeof(bad_path), "/tmp/hvtest-%d-hostile.sock", getpid());
+	conf.path = bad_path;
+	bad = hv_vhost_port_create(&conf);
+	ck_assert_ptr_nonnull(bad);
+	ck_assert_int_eq(raw_fe_connect(&fe, bad_path), 0);
+}
+
+static void
+teardown(void)
+{
+	raw_fe_close(&fe);
+	hv_vhost_port_destroy(bad);
+	peer_close(&good);
+}
+
+/* The bystander still gets frames through its own port. */
+static void
+assert_bystander_ok(void)
+{
+	struct rte_mbuf *tx[4], *rx[32], *pkts[32];
+	uint64_t end = peer_now_ms() + TIMEOUT_MS;
+	unsigned int back = 0, sent = 0;
+
+	for (unsigned int i = 0; i < 4; i++)
+		tx[i] = peer_frame(peer_guest_pool(), 200, 40 + i, 1);
+	while (back < 4 && peer_now_ms() < end) {
+		uint16_t n;
+
+		if (sent < 4)
+			sent += rte_eth_tx_burst(good.eth, 0, tx + sent, 4 - sent);
+		n = hv_vhost_rx_burst(good.port, 0, pkts, 32);
+		hv_vhost_tx_burst(good.port, 0, pkts, n);
+		n = rte_eth_rx_burst(good.eth, 0, rx, 32);
+		for (uint16_t i = 0; i < n; i++)
+			if (peer_frame_check(rx[i], 200, 40 + back++) == false)
+				ck_abort_msg("bystander frame %u corrupted", back - 1);
+		rte_pktmbuf_free_bulk(rx, n);
+	}
+	ck_assert_uint_eq(back, 4);
+}
+
+static struct hv_vhost_vring_stats
+stats(uint16_t vring)
+{
+	struct hv_vhost_vring_stats s;
+
+	ck_assert_int_eq(hv_vhost_vring_stats(bad, vring, &s), 0);
+	return s;
+}
+
+/* Poll the hostile guest's TX ring a few times; returns frames received. */
+static unsigned int
+poll_tx(void)
+{
+	struct rte_mbuf *pkts[32];
+	unsigned int got = 0;
+
+	for (int i = 0; i < 4; i++) {
+		uint16_t n = hv_vhost_rx_burst(bad, 0, pkts, 32);
+
+		got += n;
+		rte_pktmbuf_free_bulk(pkts, n);
+	}
+	return got;
+}
+
+static void
+setup_rings(void)
+{
+	ck_assert_int_eq(raw_fe_setup(&fe, HV_VHOST_F_VERSION_1 | HV_VHOST_F_MRG_RXBUF |
+						   HV_VHOST_F_INDIRECT_DESC),
+			 0);
+	ck_assert(hv_vhost_queue_ready(bad, 0));
+}
+
+/* One TX descriptor; checks the ring was stopped for @why and nothing came out. */
+static void
+assert_tx_breaks(uint64_t addr, uint32_t len, uint16_t flags, enum hv_vhost_drop why)
+{
+	setup_rings();
+	raw_fe_frame(&fe, RAW_DATA_OFF, HDR, 100);
+	raw_fe_post(&fe, 1, 0, 1, &addr, &len, &flags);
+	ck_assert_uint_eq(poll_tx(), 0);
+	ck_assert_uint_eq(stats(1).drops[why], 1);
+	ck_assert_uint_eq(stats(1).stops, 1);
+	ck_assert(!hv_vhost_queue_ready(bad, 0));
+	assert_bystander_ok();
+}
+
+START_TEST(good_frame_passes)
+{
+	uint64_t addr = raw_gpa(RAW_DATA_OFF);
+	uint32_t len = HDR + 100;
+	uint16_t flags = 0;
+
+	setup_rings();
+	raw_fe_frame(&fe, RAW_DATA_OFF, HDR, 100);
+	raw_fe_post(&fe, 1, 0, 1, &addr, &len, &flags);
+	ck_assert_uint_eq(poll_tx(), 1);
+	ck_assert_uint_eq(fe.used[1]->idx, 1);
+	ck_assert_uint_eq(stats(1).packets, 1);
+	ck_assert_uint_eq(stats(1).bytes, 100);
+}
+END_TEST
+
+START_TEST(avail_index_jump)
+{
+	setup_rings();
+	__atomic_store_n(&fe.avail[1]->idx, 1000, __ATOMIC_RELEASE);
+	ck_assert_uint_eq(poll_tx(), 0);
+	ck_assert_uint_eq(stats(1).drops[HV_VHOST_DROP_BAD_AVAIL_IDX], 1);
+	ck_assert_uint_eq(stats(1).stops, 1);
+	assert_bystander_ok();
+	/* the frontend resets the ring: it runs again */
+	ck_assert_int_eq(raw_fe_reset_ring(&fe, 1), 0);
+	ck_assert(hv_vhost_queue_ready(bad, 0));
+	{
+		uint64_t addr = raw_gpa(RAW_DATA_OFF);
+		uint32_t len = HDR + 64;
+		uint16_t flags = 0;
+
+		raw_fe_frame(&fe, RAW_DATA_OFF, HDR, 64);
+		raw_fe_post(&fe, 1, 0, 1, &addr, &len, &flags);
+		ck_assert_uint_eq(poll_tx(), 1);
+	}
+}
+END_TEST
+
+START_TEST(head_out_of_range)
+{
+	setup_rings();
+	fe.avail[1]->ring[0] = RAW_RING_SIZE + 3;
+	__atomic_store_n(&fe.avail[1]->idx, 1, __ATOMIC_RELEASE);
+	ck_assert_uint_eq(poll_tx(), 0);
+	ck_assert_uint_eq(stats(1).drops[HV_VHOST_DROP_BAD_DESC_INDEX], 1);
+	assert_bystander_ok();
+}
+END_TEST
+
+START_TEST(chain_loop)
+{
+	setup_rings();
+	/* empty descriptors: the walk runs into its budget, not into the iov limit */
+	fe.desc[1][0] = (struct vring_desc){raw_gpa(RAW_DATA_OFF), 0, VRING_DESC_F_NEXT, 1};
+	fe.desc[1][1] = (struct vring_desc){raw_gpa(RAW_DATA_OFF), 0, VRING_DESC_F_NEXT, 0};
+	fe.avail[1]->ring[0] = 0;
+	__atomic_store_n(&fe.avail[1]->idx, 1, __ATOMIC_RELEASE);
+	ck_assert_uint_eq(poll_tx(), 0);
+	ck_assert_uint_eq(stats(1).drops[HV_VHOST_DROP_BAD_CHAIN], 1);
+	assert_bystander_ok();
+}
+END_TEST
+
+START_TEST(chain_loop_with_data)
+{
+	setup_rings();
+	fe.desc[1][0] = (struct vring_desc){raw_gpa(RAW_DATA_OFF), 64, VRING_DESC_F_NEXT, 1};
+	fe.desc[1][1] = (struct vring_desc){raw_gpa(RAW_DATA_OFF), 64, VRING_DESC_F_NEXT, 0};
+	fe.avail[1]->ring[0] = 0;
+	__atomic_store_n(&fe.avail[1]->idx, 1, __ATOMIC_RELEASE);
+	ck_assert_uint_eq(poll_tx(), 0);
+	ck_assert_uint_eq(stats(1).drops[HV_VHOST_DROP_TOO_MANY_SEGS], 1);
+	ck_assert_uint_eq(stats(1).stops, 1);
+	assert_bystander_ok();
+}
+END_TEST
+
+START_TEST(next_out_of_range)
+{
+	setup_rings();
+	fe.desc[1][0] = (struct vring_desc){raw_gpa(RAW_DATA_OFF), 64, VRING_DESC_F_NEXT, 999};
+	fe.avail[1]->ring[0] = 0;
+	__atomic_store_n(&fe.avail[1]->idx, 1, __ATOMIC_RELEASE);
+	ck_assert_uint_eq(poll_tx(), 0);
+	ck_assert_uint_eq(stats(1).drops[HV_VHOST_DROP_BAD_DESC_INDEX], 1);
+	assert_bystander_ok();
+}
+END_TEST
+
+START_TEST(writable_on_tx)
+{
+	assert_tx_breaks(raw_gpa(RAW_DATA_OFF), HDR + 100, VRING_DESC_F_WRITE,
+			 HV_VHOST_DROP_BAD_DIRECTION);
+}
+END_TEST
+
+START_TEST(addr_outside_memory)
+{
+	assert_tx_breaks(raw_gpa(RAW_MEM_SIZE + 0x1000), 200, 0, HV_VHOST_DROP_BAD_ADDR);
+}
+END_TEST
+
+START_TEST(len_past_region)
+{
+	assert_tx_breaks(raw_gpa(RAW_MEM_SIZE - 100), 4096, 0, HV_VHOST_DROP_BAD_ADDR);
+}
+END_TEST
+
+START_TEST(addr_wraps)
+{
+	assert_tx_breaks(UINT64_C(0xfffffffffffff000), 0x2000, 0, HV_VHOST_DROP_BAD_ADDR);
+}
+END_TEST
+
+START_TEST(indirect_nested)
+{
+	uint32_t t = RAW_DATA_OFF + 0x2000;
+	struct vring_desc *tab = (struct vring_desc *)(fe.mem + t);
+
+	/* an indirect table whose entry is itself indirect */
+	tab[0] = (struct vring_desc){raw_gpa(t), 32, VRING_DESC_F_INDIRECT, 0};
+	tab[1] = (struct vring_desc){raw_gpa(RAW_DATA_OFF), 64, 0, 0};
+	assert_tx_breaks(raw_gpa(t), 32, VRING_DESC_F_INDIRECT, HV_VHOST_DROP_BAD_INDIRECT);
+}
+END_TEST
+
+START_TEST(indirect_odd_size)
+{
+	assert_tx_breaks(raw_gpa(RAW_DATA_OFF + 0x2000), 24, VRING_DESC_F_INDIRECT,
+			 HV_VHOST_DROP_BAD_INDIRECT);
+}
+END_TEST
+
+START_TEST(indirect_good)
+{
+	uint32_t t = RAW_DATA_OFF + 0x2000;
+	struct vring_desc *tab = (struct vring_desc *)(fe.mem + t);
+	uint64_t addr = raw_gpa(t);
+	uint32_t len = 2 * sizeof(struct vring_desc);
+	uint16_t flags = VRING_DESC_F_INDIRECT;
+
+	setup_rings();
+	raw_fe_frame(&fe, RAW_DATA_OFF, HDR, 300);
+	/* header and frame split over two indirect entries */
+	tab[0] = (struct vring_desc){raw_gpa(RAW_DATA_OFF), 50, VRING_DESC_F_NEXT, 1};
+	tab[1] = (struct vring_desc){raw_gpa(RAW_DATA_OFF + 50), HDR + 300 - 50, 0, 0};
+	raw_fe_post(&fe, 1, 0, 1, &addr, &len, &flags);
+	ck_assert_uint_eq(poll_tx(), 1);
+	ck_assert_uint_eq(stats(1).bytes, 300);
+}
+END_TEST
+
+START_TEST(offload_not_agreed)
+{
+	uint64_t addr[2] = {raw_gpa(RAW_DATA_OFF), raw_gpa(RAW_DATA_OFF + 0x1000)};
+	uint32_t len[2] = {HDR + 100, HDR + 100};
+	uint16_t flags[2] = {0, 0};
+
+	setup_rings();
+	/* NEEDS_CSUM without CSUM negotiated: that frame only is dropped */
+	raw_fe_frame(&fe, RAW_DATA_OFF, HDR, 100);
+	fe.mem[RAW_DATA_OFF] = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	raw_fe_frame(&fe, RAW_DATA_OFF + 0x1000, HDR, 100);
+	raw_fe_post(&fe, 1, 0, 1, &addr[0], &len[0], &flags[0]);
+	raw_fe_post(&fe, 1, 1, 1, &addr[1], &len[1], &flags[1]);
+	ck_assert_uint_eq(poll_tx(), 1);
+	ck_assert_uint_eq(stats(1).drops[HV_VHOST_DROP_BAD_HEADER], 1);
+	ck_assert_uint_eq(stats(1).stops, 0);
+	ck_assert_uint_eq(fe.used[1]->idx, 2); /* both buffers went back to the guest */
+}
+END_TEST
+
+START_TEST(too_short)
+{
+	uint64_t addr = raw_gpa(RAW_DATA_OFF);
+	uint32_t len = HDR + 5;
+	uint16_t flags = 0;
+
+	setup_rings();
+	raw_fe_post(&fe, 1, 0, 1, &addr, &len, &flags);
+	ck_assert_uint_eq(poll_tx(), 0);
+	ck_assert_uint_eq(stats(1).drops[HV_VHOST_DROP_TOO_SHORT], 1);
+	ck_assert(hv_vhost_queue_ready(bad, 0));
+}
+END_TEST
+
+START_TEST(readonly_rx_buffer)
+{
+	uint64_t addr = raw_gpa(RAW_DATA_OFF);
+	uint32_t len = 2048;
+	uint16_t flags = 0; /* device-readable: not a receive buffer */
+	struct rte_mbuf *m;
+
+	setup_rings();
+	raw_fe_post(&fe, 0, 0, 1, &addr, &len, &flags);
+	m = peer_frame(peer_switch_pool(), 100, 1, 1);
+	ck_assert_uint_eq(hv_vhost_tx_burst(bad, 0, &m, 1), 0);
+	ck_assert_uint_eq(stats(0).drops[HV_VHOST_DROP_BAD_DIRECTION], 1);
+	ck_assert_uint_eq(stats(0).stops, 1);
+	assert_bystander_ok();
+}
+END_TEST
+
+START_TEST(rx_delivers_with_num_buffers)
+{
+	uint64_t addr[3] = {raw_gpa(RAW_DATA_OFF), raw_gpa(RAW_DATA_OFF + 0x1000),
+			    raw_gpa(RAW_DATA_OFF + 0x2000)};
+	uint32_t len[3] = {1024, 1024, 1024};
+	uint16_t flags[3] = {VRING_DESC_F_WRITE, VRING_DESC_F_WRITE, VRING_DESC_F_WRITE};
+	struct rte_mbuf *m;
+	uint16_t nb;
+
+	setup_rings();
+	for (int i = 0; i < 3; i++)
+		raw_fe_post(&fe, 0, (uint16_t)i, 1, &addr[i], &len[i], &flags[i]);
+	m = peer_frame(peer_switch_pool(), 2000, 3, 2);
+	ck_assert_uint_eq(hv_vhost_tx_burst(bad, 0, &m, 1), 1);
+	/* 12 + 2000 bytes over two 1024-byte buffers */
+	ck_assert_uint_eq(fe.used[0]->idx, 2);
+	ck_assert_uint_eq(fe.used[0]->ring[0].len, 1024);
+	ck_assert_uint_eq(fe.used[0]->ring[1].len, HDR + 2000 - 1024);
+	memcpy(&nb, fe.mem + RAW_DATA_OFF + 10, 2);
+	ck_assert_uint_eq(nb, 2);
+}
+END_TEST
+
+/* ---- the vhost-user socket ---- */
+
+static void
+assert_disconnected_then_usable(void)
+{
+	ck_assert(raw_fe_closed(&fe, TIMEOUT_MS));
+	raw_fe_close(&fe);
+	assert_bystander_ok();
+	/* the port listens again and a correct frontend gets its rings */
+	ck_assert_int_eq(raw_fe_connect(&fe, bad_path), 0);
+	setup_rings();
+}
+
+START_TEST(msg_oversized)
+{
+	struct vhost_user_hdr h = {.request = VHOST_USER_SET_FEATURES,
+				   .flags = VHOST_USER_VERSION, .size = 1u << 20};
+
+	ck_assert_int_eq(raw_fe_send_bytes(&fe, &h, sizeof(h)), 0);
+	assert_disconnected_then_usable();
+}
+END_TEST
+
+START_TEST(msg_wrong_size)
+{
+	uint32_t v = 1;
+
+	ck_assert_int_eq(raw_fe_send(&fe, VHOST_USER_SET_FEATURES, VHOST_USER_VERSION, &v,
+				     sizeof(v), NULL, 0),
+			 0);
+	assert_disconnected_then_usable();
+}
+END_TEST
+
+START_TEST(msg_bad_version)
+{
+	ck_assert_int_eq(raw_fe_send(&fe, VHOST_USER_SET_OWNER, 0x2, NULL, 0, NULL, 0), 0);
+	assert_disconnected_then_usable();
+}
+END_TEST
+
+START_TEST(msg_too_many_fds)
+{
+	int fds[12];
+	uint64_t v = 0;
+
+	for (int i = 0; i < 12; i++)
+		fds[i] = eventfd(0, EFD_CLOEXEC);
+	ck_assert_int_eq(raw_fe_send(&fe, VHOST_USER_SET_VRING_CALL, VHOST_USER_VERSION, &v,
+				     sizeof(v), fds, 12),
+			 0);
+	for (int i = 0; i < 12; i++)
+		close(fds[i]);
+	assert_disconnected_then_usable();
+}
+END_TEST
+
+START_TEST(msg_kick_not_eventfd)
+{
+	int pfd[2];
+	uint64_t v = 1;
+
+	ck_assert_int_eq(pipe(pfd), 0);
+	ck_assert_int_eq(raw_fe_send(&fe, VHOST_USER_SET_VRING_KICK, VHOST_USER_VERSION, &v,
+				     sizeof(v), &pfd[0], 1),
+			 0);
+	close(pfd[0]);
+	close(pfd[1]);
+	assert_disconnected_then_usable();
+}
+END_TEST
+
+START_TEST(msg_region_beyond_file)
+{
+	struct vhost_memory mem = {.nregions = 1};
+
+	mem.regions[0] = (struct vhost_memory_region){RAW_GPA_BASE, RAW_MEM_SIZE * 4,
+						      (uint64_t)(uintptr_t)fe.mem, 0};
+	ck_assert_int_eq(raw_fe_send(&fe, VHOST_USER_SET_MEM_TABLE, VHOST_USER_VERSION, &mem,
+				     8 + sizeof(mem.regions[0]), &fe.memfd, 1),
+			 0);
+	assert_disconnected_then_usable();
+}
+END_TEST
+
+START_TEST(msg_regions_overlap)
+{
+	struct vhost_memory mem = {.nregions = 2};
+	int fds[2] = {fe.memfd, fe.memfd};
+
+	mem.regions[0] = (struct vhost_memory_region){RAW_GPA_BASE, 0x100000,
+						      (uint64_t)(uintptr_t)fe.mem, 0};
+	mem.regions[1] = (struct vhost_memory_region){RAW_GPA_BASE + 0x80000, 0x100000,
+						      (uint64_t)(uintptr_t)fe.mem + 0x100000,
+						      0x100000};
+	ck_assert_int_eq(raw_fe_send(&fe, VHOST_USER_SET_MEM_TABLE, VHOST_USER_VERSION, &mem,
+				     8 + 2 * sizeof(mem.regions[0]), fds, 2),
+			 0);
+	assert_disconnected_then_usable();
+}
+END_TEST
+
+/* A frontend that stops mid-message holds only its own connection. */
+START_TEST(msg_stalled_half_way)
+{
+	struct vhost_user_hdr h = {.request = VHOST_USER_SET_FEATURES,
+				   .flags = VHOST_USER_VERSION, .size = 8};
+
+	ck_assert_int_eq(raw_fe_send_bytes(&fe, &h, 7), 0);
+	assert_bystander_ok();
+	/* and the stalled one can still finish its message */
+	ck_assert_int_eq(raw_fe_send_bytes(&fe, (uint8_t *)&h + 7, sizeof(h) - 7), 0);
+	{
+		uint64_t f = HV_VHOST_F_VERSION_1;
+
+		ck_assert_int_eq(raw_fe_send_bytes(&fe, &f, sizeof(f)), 0);
+	}
+	ck_assert(!raw_fe_closed(&fe, 200));
+	ck_assert_uint_eq(hv_vhost_port_features(bad), HV_VHOST_F_VERSION_1);
+}
+END_TEST
+
+START_TEST(msg_unknown_request_nacked)
+{
+	struct vhost_user_msg reply;
+	uint64_t pf = BIT64(VHOST_USER_PROTOCOL_F_REPLY_ACK);
+
+	ck_assert_int_eq(raw_fe_send(&fe, VHOST_USER_SET_PROTOCOL_FEATURES, VHOST_USER_VERSION,
+				     &pf, sizeof(pf), NULL, 0),
+			 0);
+	ck_assert_int_eq(raw_fe_send(&fe, 99, VHOST_USER_VERSION | VHOST_USER_NEED_REPLY, NULL,
+				     0, NULL, 0),
+			 0);
+	ck_assert_int_eq(raw_fe_recv(&fe, &reply, TIMEOUT_MS), 0);
+	ck_assert_uint_eq(reply.hdr.request, 99);
+	ck_assert_uint_eq(reply.payload.u64, 1);
+	ck_assert(!raw_fe_closed(&fe, 100));
+}
+END_TEST
+
+static Suite *
+suite(void)
+{
+	Suite *s = suite_create("hostile");
+	TCase *ring = tcase_create("guest-memory");
+	TCase *sock = tcase_create("socket");
+
+	tcase_add_checked_fixture(ring, setup, teardown);
+	tcase_add_checked_fixture(sock, setup, teardown);
+	tcase_set_timeout(ring, 60);
+	tcase_set_timeout(sock, 60);
+	tcase_add_test(ring, good_frame_passes);
+	tcase_add_test(ring, avail_index_jump);
+	tcase_add_test(ring, head_out_of_range);
+	tcase_add_test(ring, chain_loop);
+	tcase_add_test(ring, chain_loop_with_data);
+	tcase_add_test(ring, next_out_of_range);
+	tcase_add_test(ring, writable_on_tx);
+	tcase_add_test(ring, addr_outside_memory);
+	tcase_add_test(ring, len_past_region);
+	tcase_add_test(ring, addr_wraps);
+	tcase_add_test(ring, indirect_nested);
+	tcase_add_test(ring, indirect_odd_size);
+	tcase_add_test(ring, indirect_good);
+	tcase_add_test(ring, offload_not_agreed);
+	tcase_add_test(ring, too_short);
+	tcase_add_test(ring, readonly_rx_buffer);
+	tcase_add_test(ring, rx_delivers_with_num_buffers);
+	tcase_add_test(sock, msg_oversized);
+	tcase_add_test(sock, msg_wrong_size);
+	tcase_add_test(sock, msg_bad_version);
+	tcase_add_test(sock, msg_too_many_fds);
+	tcase_add_test(sock, msg_kick_not_eventfd);
+	tcase_add_test(sock, msg_region_beyond_file);
+	tcase_add_test(sock, msg_regions_overlap);
+	tcase_add_test(sock, msg_stalled_half_way);
+	tcase_add_test(sock, msg_unknown_request_nacked);
+	suite_add_tcase(s, ring);
+	suite_add_tcase(s, sock);
+	return s;
+}
+
+int
+main(int argc, char **argv)
+{
+	SRunner *sr;
+	int failed;
+
+	if (peer_env_init(argc, argv) != 0)
+		return 1;
+	sr = srunner_create(suite());
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	peer_env_fini();
+	return failed == 0 ? 0 : 1;
+}
