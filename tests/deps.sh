@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Install the Debian 12 packages hvswitch needs to build, test and demo, if any
+# is missing. Run as root (or through sudo).
+set -euo pipefail
+
+packages=(
+	meson ninja-build pkg-config gcc clang libclang-rt-14-dev
+	dpdk dpdk-dev libdpdk-dev libcjson-dev check
+	python3 python3-pyelftools procps
+)
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "installing: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi

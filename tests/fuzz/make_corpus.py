@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Write the seed corpora of the fuzz targets (tests/fuzz/corpus/{msg,vring}).
+
+Input formats are described at the top of fuzz_msg.c and fuzz_vring.c.
+Usage: make_corpus.py [OUTDIR]   (default: the corpus/ folder beside this script)
+"""
+import os
+import struct
+import sys
+
+# ---- vhost-user messages (fuzz_msg) ----
+
+GET_FEATURES = 1
+SET_FEATURES = 2
+SET_OWNER = 3
+SET_MEM_TABLE = 5
+SET_VRING_NUM = 8
+SET_VRING_ADDR = 9
+SET_VRING_BASE = 10
+GET_VRING_BASE = 11
+SET_VRING_KICK = 12
+SET_VRING_CALL = 13
+SET_VRING_ERR = 14
+GET_PROTOCOL_FEATURES = 15
+SET_PROTOCOL_FEATURES = 16
+GET_QUEUE_NUM = 17
+SET_VRING_ENABLE = 18
+GET_MAX_MEM_SLOTS = 36
+ADD_MEM_REG = 37
+REM_MEM_REG = 38
+
+VERSION = 0x1
+NEED_REPLY = 0x8
+NOFD = 0x100
+
+F_PROTOCOL_FEATURES = 1 << 30
+FEATURES_DEFAULT = (1 << 32) | (1 << 15) | (1 << 22) | (1 << 28) | (1 << 29)
+PROTO_MQ, PROTO_REPLY_ACK, PROTO_MEM_SLOTS = 1 << 0, 1 << 3, 1 << 15
+
+MEM_UA = 0x7F0000000000
+MEM_SIZE = 0x10000
+
+
+def msg(req, payload=b"", ctl=0, flags=VERSION):
+    """One record: ctl byte (0: the right fds), header, payload."""
+    return bytes([ctl]) + struct.pack("<III", req, flags, len(payload)) + payload
+
+
+def u64(v):
+    return struct.pack("<Q", v)
+
+
+def state(index, num):
+    return struct.pack("<II", index, num)
+
+
+def vring_addr(index, desc, used, avail):
+    return struct.pack("<IIQQQQ", index, 0, desc, used, avail, 0)
+
+
+def region(gpa, size, ua, off=0):
+    return struct.pack("<QQQQ", gpa, size, ua, off)
+
+
+def mem_table(regions):
+    return struct.pack("<II", len(regions), 0) + b"".join(regions)
+
+
+def mem_reg(r):
+    return u64(0) + r
+
+
+def stream(*records, queue_pairs=1):
+    return bytes([(queue_pairs - 1) & 7]) + b"".join(records)
+
+
+def negotiate():
+    return [
+        msg(SET_OWNER),
+        msg(GET_FEATURES),
+        msg(SET_FEATURES, u64(FEATURES_DEFAULT | F_PROTOCOL_FEATURES)),
+        msg(GET_PROTOCOL_FEATURES),
+        msg(SET_PROTOCOL_FEATURES, u64(PROTO_MQ | PROTO_REPLY_ACK | PROTO_MEM_SLOTS)),
+        msg(GET_QUEUE_NUM),
+    ]
+
+
+def ring(index, base_ua):
+    """NUM 256, ADDR (desc, avail, used in one page each), BASE, CALL, KICK, ENABLE."""
+    return [
+        msg(SET_VRING_NUM, state(index, 256)),
+        msg(SET_VRING_ADDR, vring_addr(index, base_ua, base_ua + 0x2000, base_ua + 0x1000)),
+        msg(SET_VRING_BASE, state(index, 0)),
+        msg(SET_VRING_CALL, u64(index)),
+        msg(SET_VRING_ERR, u64(index | NOFD)),
+        msg(SET_VRING_KICK, u64(index)),
+        msg(SET_VRING_ENABLE, state(index, 1), flags=VERSION | NEED_REPLY),
+    ]
+
+
+def msg_seeds():
+    one = mem_table([region(0, MEM_SIZE, MEM_UA)])
+    two = mem_table([region(0, MEM_SIZE, MEM_UA),
+                     region(0x100000, MEM_SIZE, MEM_UA + 0x100000)])
+    return {
+        "get_features": stream(msg(GET_FEATURES)),
+        "set_features": stream(*negotiate()),
+        "mem_table": stream(*negotiate(), msg(SET_MEM_TABLE, two)),
+        "ring_setup": stream(*negotiate(), msg(SET_MEM_TABLE, one),
+                             *ring(0, MEM_UA), *ring(1, MEM_UA + 0x4000),
+                             msg(GET_VRING_BASE, state(0, 0))),
+        "mem_reg": stream(*negotiate(), msg(GET_MAX_MEM_SLOTS),
+                          msg(ADD_MEM_REG, mem_reg(region(0, MEM_SIZE, MEM_UA))),
+                          msg(ADD_MEM_REG, mem_reg(region(0x100000, MEM_SIZE,
+                                                          MEM_UA + 0x100000))),
+                          *ring(0, MEM_UA),
+                          msg(REM_MEM_REG, mem_reg(region(0, MEM_SIZE, MEM_UA)))),
+        "unknown_ack": stream(*negotiate(), msg(99, flags=VERSION | NEED_REPLY),
+                              msg(SET_OWNER, flags=VERSION | NEED_REPLY)),
+        "two_queue_pairs": stream(*negotiate(), msg(SET_MEM_TABLE, one),
+                                  *ring(2, MEM_UA), *ring(3, MEM_UA + 0x4000),
+                                  queue_pairs=2),
+    }
+
+# ---- descriptor chains (fuzz_vring) ----
+
+
+F_NEXT, F_WRITE, F_INDIRECT = 1, 2, 4
+REGION = 0x8000
+R0_GPA = 0x1000
+R1_GPA = {0: R0_GPA + REGION, 1: R0_GPA + 4 * REGION}  # by layout (flags bits 2-3)
+
+
+def desc(addr, length, flags=0, nxt=0):
+    return struct.pack("<QIHH", addr, length, flags, nxt)
+
+
+def vring_input(exp, head, flags, image):
+    return struct.pack("<BHB", exp, head, flags) + bytes(image)
+
+
+def put(image, off, data):
+    if len(image) < off + len(data):
+        image.extend(bytes(off + len(data) - len(image)))
+    image[off:off + len(data)] = data
+
+
+def vring_seeds():
+    seeds = {}
+    img = bytearray()
+    put(img, 0, desc(R0_GPA + 0x1000, 64))
+    seeds["single"] = vring_input(4, 0, 0, img)
+
+    # writable chain 1 -> 5 -> 9, the last spanning regions 0 and 1 (adjacent)
+    img = bytearray()
+    put(img, 1 * 16, desc(R0_GPA + 0x1000, 100, F_WRITE | F_NEXT, 5))
+    put(img, 5 * 16, desc(R1_GPA[0] + 0x200, 200, F_WRITE | F_NEXT, 9))
+    put(img, 9 * 16, desc(R1_GPA[0] - 0x10, 0x20, F_WRITE))
+    seeds["chain"] = vring_input(4, 1, 1, img)
+
+    # indirect table of 4 entries at the start of region 1, after a gap
+    img = bytearray()
+    put(img, 2 * 16, desc(R1_GPA[1], 4 * 16, F_INDIRECT))
+    for i in range(4):
+        put(img, REGION + i * 16,
+            desc(R0_GPA + 0x1000 + i * 0x100, 0x40, F_NEXT if i < 3 else 0, i + 1))
+    seeds["indirect"] = vring_input(4, 2, 2 | (1 << 2), img)
+    return seeds
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "corpus")
+    for sub, seeds in (("msg", msg_seeds()), ("vring", vring_seeds())):
+        d = os.path.join(out, sub)
+        os.makedirs(d, exist_ok=True)
+        for name, data in seeds.items():
+            with open(os.path.join(d, "seed_" + name), "wb") as f:
+                f.write(data)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
