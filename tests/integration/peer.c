@@ -91,12 +91,13 @@ peer_frontend_open(struct peer *p)
 	}
 	rc = rte_eth_dev_get_port_by_name(p->vdev, &p->eth);
 	if (rc == 0)
-		rc = rte_eth_dev_configure(p->eth, 1, 1, &conf);
-	if (rc == 0)
-		rc = rte_eth_rx_queue_setup(p->eth, 0, 256, rte_socket_id(), NULL,
+		rc = rte_eth_dev_configure(p->eth, p->queue_pairs, p->queue_pairs, &conf);
+	for (uint16_t q = 0; rc == 0 && q < p->queue_pairs; q++) {
+		rc = rte_eth_rx_queue_setup(p->eth, q, 256, rte_socket_id(), NULL,
 					    mrg ? guest_small_mp : guest_mp);
-	if (rc == 0)
-		rc = rte_eth_tx_queue_setup(p->eth, 0, 256, rte_socket_id(), NULL);
+		if (rc == 0)
+			rc = rte_eth_tx_queue_setup(p->eth, q, 256, rte_socket_id(), NULL);
+	}
 	if (rc == 0)
 		rc = rte_eth_dev_start(p->eth);
 	if (rc != 0)
@@ -116,19 +117,28 @@ int
 peer_open(struct peer *p, const char *name, enum hv_vhost_mode mode, uint64_t features,
 	  const char *vu_args)
 {
+	return peer_open_mq(p, name, mode, features, vu_args, 1);
+}
+
+int
+peer_open_mq(struct peer *p, const char *name, enum hv_vhost_mode mode, uint64_t features,
+	     const char *vu_args, uint16_t queue_pairs)
+{
 	struct hv_vhost_port_conf conf = {
 		.name = name,
 		.mode = mode,
-		.queue_pairs = 1,
+		.queue_pairs = queue_pairs,
 		.features = features,
 		.mp = switch_mp,
 	};
 
 	memset(p, 0, sizeof(*p));
+	p->queue_pairs = queue_pairs;
 	snprintf(p->path, sizeof(p->path), "/tmp/hvtest-%d-%s.sock", getpid(), name);
 	snprintf(p->vdev, sizeof(p->vdev), "net_virtio_user%u", vdev_seq++);
-	snprintf(p->devargs, sizeof(p->devargs), "path=%s,queues=1,queue_size=256%s%s%s",
-		 p->path, mode == HV_VHOST_CLIENT ? ",server=1" : "",
+	/* virtio-user needs its control queue to use more than one queue pair */
+	snprintf(p->devargs, sizeof(p->devargs), "path=%s,queues=%u%s,queue_size=256%s%s%s",
+		 p->path, queue_pairs, queue_pairs > 1 ? ",cq=1" : "", mode == HV_VHOST_CLIENT ? ",server=1" : "",
 		 vu_args && vu_args[0] ? "," : "", vu_args ? vu_args : "");
 	conf.path = p->path;
 	unlink(p->path);

@@ -19,6 +19,7 @@ struct peer {
 	char vdev[32];              /* its vdev name */
 	char devargs[256];
 	char path[108];
+	uint16_t queue_pairs;
 };
 
 /* EAL, pools and the vhost control thread; call once from main(). */
@@ -35,6 +36,9 @@ struct rte_mempool *peer_guest_pool(void);
  */
 int peer_open(struct peer *p, const char *name, enum hv_vhost_mode mode, uint64_t features,
 	      const char *vu_args);
+/* The same with @queue_pairs queue pairs on both sides. */
+int peer_open_mq(struct peer *p, const char *name, enum hv_vhost_mode mode, uint64_t features,
+		 const char *vu_args, uint16_t queue_pairs);
 /* Remove the virtio-user ethdev only (the frontend goes away). */
 void peer_frontend_close(struct peer *p);
 /* Bring the virtio-user ethdev back with the same arguments. */

@@ -355,6 +355,95 @@ START_TEST(rx_delivers_with_num_buffers)
 }
 END_TEST
 
+/* ---- interrupts and kicks ---- */
+
+/* Interrupts the backend sent on a call eventfd since the last look. */
+static uint64_t
+calls(int vring)
+{
+	uint64_t n = 0;
+
+	if (read(fe.call[vring], &n, sizeof(n)) != sizeof(n))
+		return 0;
+	return n;
+}
+
+/* Hand the guest one frame on its RX ring (vring 0), buffer @i. */
+static void
+deliver_one(uint16_t i)
+{
+	uint64_t addr = raw_gpa(RAW_DATA_OFF + i * 0x800u);
+	uint32_t len = 0x800;
+	uint16_t flags = VRING_DESC_F_WRITE;
+	struct rte_mbuf *m;
+
+	raw_fe_post(&fe, 0, i, 1, &addr, &len, &flags);
+	m = peer_frame(peer_switch_pool(), 60, i, 1);
+	ck_assert_uint_eq(hv_vhost_tx_burst(bad, 0, &m, 1), 1);
+}
+
+START_TEST(irq_no_interrupt_flag)
+{
+	setup_rings();
+	deliver_one(0);
+	ck_assert_uint_eq(calls(0), 1);
+	fe.avail[0]->flags = VRING_AVAIL_F_NO_INTERRUPT;
+	deliver_one(1);
+	deliver_one(2);
+	ck_assert_uint_eq(calls(0), 0);
+	ck_assert_uint_eq(stats(0).irqs_sent, 1);
+	ck_assert_uint_eq(stats(0).irqs_suppressed, 2);
+	fe.avail[0]->flags = 0;
+	deliver_one(3);
+	ck_assert_uint_eq(calls(0), 1);
+}
+END_TEST
+
+START_TEST(irq_event_idx)
+{
+	uint16_t *used_event = &fe.avail[0]->ring[RAW_RING_SIZE];
+
+	ck_assert_int_eq(raw_fe_setup(&fe, HV_VHOST_F_VERSION_1 | HV_VHOST_F_MRG_RXBUF |
+						   HV_VHOST_F_EVENT_IDX),
+			 0);
+	/* NO_INTERRUPT means nothing with EVENT_IDX: used_event rules */
+	fe.avail[0]->flags = VRING_AVAIL_F_NO_INTERRUPT;
+	*used_event = 0;
+	deliver_one(0); /* used 0 -> 1 crosses used_event 0 */
+	ck_assert_uint_eq(calls(0), 1);
+	*used_event = 3; /* the guest wants to hear when entry 3 is used */
+	deliver_one(1);  /* 1 -> 2 */
+	deliver_one(2);  /* 2 -> 3 */
+	ck_assert_uint_eq(calls(0), 0);
+	deliver_one(3); /* 3 -> 4 crosses 3 */
+	ck_assert_uint_eq(calls(0), 1);
+	deliver_one(4);
+	ck_assert_uint_eq(calls(0), 0);
+	ck_assert_uint_eq(stats(0).irqs_sent, 2);
+	ck_assert_uint_eq(stats(0).irqs_suppressed, 3);
+	/* re-armed for the very next entry */
+	*used_event = 5;
+	deliver_one(5);
+	ck_assert_uint_eq(calls(0), 1);
+}
+END_TEST
+
+START_TEST(kicks_counted)
+{
+	uint64_t one = 1, end;
+
+	setup_rings();
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(write(fe.kick[1], &one, sizeof(one)), (int)sizeof(one));
+	/* the control thread drains kick eventfds about every 100 ms */
+	end = peer_now_ms() + TIMEOUT_MS;
+	while (stats(1).kicks < 3 && peer_now_ms() < end)
+		usleep(10 * 1000);
+	ck_assert_uint_eq(stats(1).kicks, 3);
+	ck_assert_uint_eq(stats(0).kicks, 0);
+}
+END_TEST
+
 /* ---- the vhost-user socket ---- */
 
 static void
@@ -501,9 +590,15 @@ suite(void)
 	Suite *s = suite_create("hostile");
 	TCase *ring = tcase_create("guest-memory");
 	TCase *sock = tcase_create("socket");
+	TCase *irq = tcase_create("interrupts");
 
 	tcase_add_checked_fixture(ring, setup, teardown);
 	tcase_add_checked_fixture(sock, setup, teardown);
+	tcase_add_checked_fixture(irq, setup, teardown);
+	tcase_add_test(irq, irq_no_interrupt_flag);
+	tcase_add_test(irq, irq_event_idx);
+	tcase_add_test(irq, kicks_counted);
+	suite_add_tcase(s, irq);
 	tcase_set_timeout(ring, 60);
 	tcase_set_timeout(sock, 60);
 	tcase_add_test(ring, good_frame_passes);
