@@ -129,7 +129,16 @@ void vring_try_start(struct hv_vhost_port *port, struct hv_vring *vr);
 /* Data path: stop a ring the guest corrupted; count and log it. */
 void vring_break(struct hv_vhost_port *port, struct hv_vring *vr, enum hv_vhost_drop why);
 
-/* ---- device state (vhost_msg.c) ---- */
+/* ---- device state (vhost_dev.c) ---- */
+
+/* Close an fd we hold and mark it gone. */
+void vhost_close_fd(int *fd);
+/* Pause every ring of a port (control thread). */
+void vhost_dev_pause_all(struct hv_vhost_port *port);
+/* Start every ring of a port that has what it needs. */
+void vhost_dev_start_all(struct hv_vhost_port *port);
+/* Apply negotiated features (rings paused). */
+void vhost_dev_set_features(struct hv_vhost_port *port, uint64_t features);
 
 /* Prepare a port's protocol state; no sockets. */
 void vhost_dev_init(struct hv_vhost_port *port);

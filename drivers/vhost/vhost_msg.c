@@ -17,8 +17,15 @@
 	(BIT64(VHOST_USER_PROTOCOL_F_MQ) | BIT64(VHOST_USER_PROTOCOL_F_REPLY_ACK) | \
 	 BIT64(VHOST_USER_PROTOCOL_F_CONFIGURE_MEM_SLOTS))
 
-typedef int vhost_msg_handler_t(struct hv_vhost_port *port, struct vhost_user_msg *msg,
-				int *fds, unsigned int nfds, struct vhost_user_msg *reply);
+/* What a handler works on: the message, its fds (take one by setting it to -1), the reply. */
+struct vhost_msg_ctx {
+	struct vhost_user_msg *msg;
+	int *fds;
+	unsigned int nfds;
+	struct vhost_user_msg *reply;
+};
+
+typedef int vhost_msg_handler_t(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx);
 
 struct vhost_msg_desc {
 	const char *name;
@@ -48,14 +55,6 @@ vhost_msg_name(uint32_t request)
 	return "UNKNOWN";
 }
 
-static void
-close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
 /*
  * kick, call and err fds must be eventfds: reading a pipe the frontend never
  * fills, or writing one it never drains, would block the switch.
@@ -72,165 +71,6 @@ fd_is_eventfd(int fd)
 		return false;
 	target[n] = '\0';
 	return strcmp(target, "anon_inode:[eventfd]") == 0;
-}
-
-/* ---- ring state transitions (control side) ---- */
-
-void
-vring_pause(struct hv_vring *vr)
-{
-	__atomic_store_n(&vr->ready, 0, __ATOMIC_RELAXED);
-	/* Pairs with the fence in vring_enter(): either it sees ready == 0 or we see busy. */
-	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
-	while (__atomic_load_n(&vr->busy, __ATOMIC_ACQUIRE))
-		rte_pause();
-}
-
-static void
-pause_all(struct hv_vhost_port *port)
-{
-	for (unsigned int i = 0; i < HV_VHOST_MAX_VRINGS; i++)
-		vring_pause(&port->vr[i]);
-}
-
-static void
-try_start_all(struct hv_vhost_port *port)
-{
-	for (unsigned int i = 0; i < 2u * port->queue_pairs; i++)
-		vring_try_start(port, &port->vr[i]);
-}
-
-static size_t
-avail_bytes(uint16_t size)
-{
-	return sizeof(struct vring_avail) + sizeof(uint16_t) * (size + 1u);
-}
-
-static size_t
-used_bytes(uint16_t size)
-{
-	return sizeof(struct vring_used) + sizeof(struct vring_used_elem) * size +
-	       sizeof(uint16_t);
-}
-
-void
-vring_try_start(struct hv_vhost_port *port, struct hv_vring *vr)
-{
-	uint16_t used_idx;
-
-	if (__atomic_load_n(&vr->ready, __ATOMIC_RELAXED))
-		return;
-	if (port->mem.n == 0 || !vr->num_set || !vr->addr_set || !vr->started ||
-	    !vr->enabled || __atomic_load_n(&vr->broken, __ATOMIC_ACQUIRE))
-		return;
-	vr->desc = hv_mem_uva(&port->mem, vr->desc_ua, sizeof(struct vring_desc) * vr->size);
-	vr->avail = hv_mem_uva(&port->mem, vr->avail_ua, avail_bytes(vr->size));
-	vr->used = hv_mem_uva(&port->mem, vr->used_ua, used_bytes(vr->size));
-	if (vr->desc == NULL || vr->avail == NULL || vr->used == NULL) {
-		HV_LOG_RL(&port->ctl_rl, WARNING,
-			  "vhost %s: vring %ld lies outside guest memory, not started",
-			  port->name, (long)(vr - port->vr));
-		return;
-	}
-	if (vr->fresh) {
-		/*
-		 * A frontend that kept its rings across our restart knows best
-		 * what it has consumed: follow the used index.
-		 */
-		used_idx = __atomic_load_n(&vr->used->idx, __ATOMIC_ACQUIRE);
-		if (used_idx != vr->last_used_idx) {
-			VHOST_LOG(INFO, port, "vring %ld: base %u, used index %u: resuming at %u",
-				  (long)(vr - port->vr), vr->last_used_idx, used_idx, used_idx);
-			vr->last_used_idx = used_idx;
-			vr->last_avail_idx = used_idx;
-		}
-		vr->fresh = false;
-	}
-	vr->mask = vr->size - 1;
-	vr->signalled_used_valid = false;
-	/* We poll: the guest need not kick (EVENT_IDX drivers ignore this flag). */
-	__atomic_store_n(&vr->used->flags, VRING_USED_F_NO_NOTIFY, __ATOMIC_RELAXED);
-	__atomic_store_n(&vr->ready, 1, __ATOMIC_RELEASE);
-}
-
-static void
-vring_reset(struct hv_vring *vr)
-{
-	vring_pause(vr);
-	close_fd(&vr->kickfd);
-	close_fd(&vr->callfd);
-	close_fd(&vr->errfd);
-	vr->desc = NULL;
-	vr->avail = NULL;
-	vr->used = NULL;
-	vr->size = 0;
-	vr->mask = 0;
-	vr->last_avail_idx = 0;
-	vr->last_used_idx = 0;
-	vr->signalled_used_valid = false;
-	__atomic_store_n(&vr->broken, false, __ATOMIC_RELAXED);
-	vr->mem_hint = 0;
-	vr->desc_ua = vr->avail_ua = vr->used_ua = 0;
-	vr->num_set = vr->addr_set = vr->started = vr->enabled = false;
-	vr->fresh = false;
-}
-
-static void
-set_features(struct hv_vhost_port *port, uint64_t features)
-{
-	port->features = features;
-	port->hdr_size = (features & (HV_VHOST_F_VERSION_1 | HV_VHOST_F_MRG_RXBUF)) ?
-				 sizeof(struct virtio_net_hdr) :
-				 sizeof(struct virtio_net_hdr) - sizeof(uint16_t);
-	port->mrg_rxbuf = !!(features & HV_VHOST_F_MRG_RXBUF);
-	port->event_idx = !!(features & HV_VHOST_F_EVENT_IDX);
-	port->indirect = !!(features & HV_VHOST_F_INDIRECT_DESC);
-}
-
-void
-vhost_dev_init(struct hv_vhost_port *port)
-{
-	port->mem.n = 0;
-	for (unsigned int i = 0; i < HV_VHOST_MAX_VRINGS; i++) {
-		struct hv_vring *vr = &port->vr[i];
-
-		memset(vr, 0, sizeof(*vr));
-		vr->kickfd = vr->callfd = vr->errfd = -1;
-	}
-	set_features(port, 0);
-	port->protocol_features = 0;
-	port->features_set = false;
-}
-
-void
-vhost_dev_reset(struct hv_vhost_port *port)
-{
-	for (unsigned int i = 0; i < HV_VHOST_MAX_VRINGS; i++)
-		vring_reset(&port->vr[i]);
-	hv_mem_clear(&port->mem);
-	set_features(port, 0);
-	port->protocol_features = 0;
-	port->features_set = false;
-}
-
-void
-vhost_dev_drain_kicks(struct hv_vhost_port *port)
-{
-	for (unsigned int i = 0; i < HV_VHOST_MAX_VRINGS; i++) {
-		struct hv_vring *vr = &port->vr[i];
-		uint64_t count;
-
-		struct pollfd pfd = {.fd = vr->kickfd, .events = POLLIN};
-
-		/*
-		 * eventfd: a read returns the kicks counted since the last one. The
-		 * fd may be in blocking mode (its flags are the frontend's): poll first.
-		 */
-		if (vr->kickfd < 0 || poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLIN))
-			continue;
-		if (read(vr->kickfd, &count, sizeof(count)) == sizeof(count))
-			__atomic_fetch_add(&vr->kicks, count, __ATOMIC_RELAXED);
-	}
 }
 
 /* ---- validation helpers ---- */
@@ -307,50 +147,42 @@ reply_u64(struct vhost_user_msg *reply, uint64_t v)
 /* ---- handlers ---- */
 
 static int
-vhost_msg_get_features(struct hv_vhost_port *port, struct vhost_user_msg *msg,
-		       int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+vhost_msg_get_features(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 {
-	RTE_SET_USED(msg), RTE_SET_USED(fds), RTE_SET_USED(nfds);
-	reply_u64(reply, port->offered_features | BIT64(VHOST_USER_F_PROTOCOL_FEATURES));
+	reply_u64(ctx->reply, port->offered_features | BIT64(VHOST_USER_F_PROTOCOL_FEATURES));
 	return 0;
 }
 
 static int
-vhost_msg_set_features(struct hv_vhost_port *port, struct vhost_user_msg *msg,
-		       int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+vhost_msg_set_features(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 {
-	uint64_t f = msg->payload.u64;
+	uint64_t f = ctx->msg->payload.u64;
 	uint64_t allowed = port->offered_features | BIT64(VHOST_USER_F_PROTOCOL_FEATURES);
 
-	RTE_SET_USED(fds), RTE_SET_USED(nfds), RTE_SET_USED(reply);
 	if (f & ~allowed) {
 		VHOST_LOG(ERR, port, "SET_FEATURES 0x%" PRIx64 " asks for 0x%" PRIx64
 			  " that we did not offer", f, f & ~allowed);
 		return -EINVAL;
 	}
 	/* The header size changes with the features: no burst may run meanwhile. */
-	pause_all(port);
-	set_features(port, f);
+	vhost_dev_pause_all(port);
+	vhost_dev_set_features(port, f);
 	port->features_set = true;
 	VHOST_LOG(INFO, port, "features 0x%" PRIx64 " negotiated", f);
-	try_start_all(port);
+	vhost_dev_start_all(port);
 	return 0;
 }
 
 static int
-vhost_msg_set_owner(struct hv_vhost_port *port, struct vhost_user_msg *msg,
-		    int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+vhost_msg_set_owner(struct hv_vhost_port *port __rte_unused,
+		    struct vhost_msg_ctx *ctx __rte_unused)
 {
-	RTE_SET_USED(port), RTE_SET_USED(msg), RTE_SET_USED(fds), RTE_SET_USED(nfds);
-	RTE_SET_USED(reply);
 	return 0;
 }
 
 static int
-vhost_msg_reset_owner(struct hv_vhost_port *port, struct vhost_user_msg *msg,
-		      int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+vhost_msg_reset_owner(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx __rte_unused)
 {
-	RTE_SET_USED(msg), RTE_SET_USED(fds), RTE_SET_USED(nfds), RTE_SET_USED(reply);
 	vhost_dev_reset(port);
 	return 0;
 }
@@ -386,39 +218,35 @@ map_region(struct hv_vhost_port *port, const struct vhost_memory_region *desc, i
 }
 
 static int
-vhost_msg_set_mem_table(struct hv_vhost_port *port, struct vhost_user_msg *msg,
-			int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+vhost_msg_set_mem_table(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 {
-	const struct vhost_memory *m = &msg->payload.memory;
+	const struct vhost_memory *m = &ctx->msg->payload.memory;
 	struct hv_mem mem = {.n = 0};
 	int rc;
 
-	RTE_SET_USED(nfds), RTE_SET_USED(reply);
 	for (uint32_t i = 0; i < m->nregions; i++) {
-		rc = map_region(port, &m->regions[i], &fds[i], &mem);
+		rc = map_region(port, &m->regions[i], &ctx->fds[i], &mem);
 		if (rc != 0) {
 			hv_mem_clear(&mem);
 			return rc;
 		}
 	}
 	/* Swap tables with every ring stopped; ring addresses are translated anew. */
-	pause_all(port);
+	vhost_dev_pause_all(port);
 	hv_mem_clear(&port->mem);
 	port->mem = mem;
 	for (unsigned int i = 0; i < HV_VHOST_MAX_VRINGS; i++)
 		port->vr[i].mem_hint = 0;
-	try_start_all(port);
+	vhost_dev_start_all(port);
 	return 0;
 }
 
 static int
-vhost_msg_set_vring_num(struct hv_vhost_port *port, struct vhost_user_msg *msg,
-			int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+vhost_msg_set_vring_num(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 {
-	struct hv_vring *vr = vring_of(port, msg->payload.state.index);
-	uint32_t num = msg->payload.state.num;
+	struct hv_vring *vr = vring_of(port, ctx->msg->payload.state.index);
+	uint32_t num = ctx->msg->payload.state.num;
 
-	RTE_SET_USED(fds), RTE_SET_USED(nfds), RTE_SET_USED(reply);
 	if (vr == NULL)
 		return -EINVAL;
 	if (num == 0 || num > HV_VRING_MAX_SIZE || (num & (num - 1)) != 0) {
@@ -434,13 +262,11 @@ vhost_msg_set_vring_num(struct hv_vhost_port *port, struct vhost_user_msg *msg,
 }
 
 static int
-vhost_msg_set_vring_addr(struct hv_vhost_port *port, struct vhost_user_msg *msg,
-			 int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+vhost_msg_set_vring_addr(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 {
-	const struct vhost_vring_addr *a = &msg->payload.addr;
+	const struct vhost_vring_addr *a = &ctx->msg->payload.addr;
 	struct hv_vring *vr = vring_of(port, a->index);
 
-	RTE_SET_USED(fds), RTE_SET_USED(nfds), RTE_SET_USED(reply);
 	if (vr == NULL)
 		return -EINVAL;
 	/* virtio 1.2, 2.7: desc 16-byte, avail 2-byte, used 4-byte aligned */
@@ -458,13 +284,11 @@ vhost_msg_set_vring_addr(struct hv_vhost_port *port, struct vhost_user_msg *msg,
 }
 
 static int
-vhost_msg_set_vring_base(struct hv_vhost_port *port, struct vhost_user_msg *msg,
-			 int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+vhost_msg_set_vring_base(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 {
-	struct hv_vring *vr = vring_of(port, msg->payload.state.index);
-	uint32_t base = msg->payload.state.num;
+	struct hv_vring *vr = vring_of(port, ctx->msg->payload.state.index);
+	uint32_t base = ctx->msg->payload.state.num;
 
-	RTE_SET_USED(fds), RTE_SET_USED(nfds), RTE_SET_USED(reply);
 	if (vr == NULL)
 		return -EINVAL;
 	if (base > UINT16_MAX) {
@@ -481,56 +305,51 @@ vhost_msg_set_vring_base(struct hv_vhost_port *port, struct vhost_user_msg *msg,
 }
 
 static int
-vhost_msg_get_vring_base(struct hv_vhost_port *port, struct vhost_user_msg *msg,
-			 int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+vhost_msg_get_vring_base(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 {
-	uint32_t index = msg->payload.state.index;
+	uint32_t index = ctx->msg->payload.state.index;
 	struct hv_vring *vr = vring_of(port, index);
 
-	RTE_SET_USED(fds), RTE_SET_USED(nfds);
 	if (vr == NULL)
 		return -EINVAL;
 	/* Stops the ring: the frontend may now reuse or unmap it. */
 	vring_pause(vr);
 	vr->started = false;
-	close_fd(&vr->kickfd);
+	vhost_close_fd(&vr->kickfd);
 	__atomic_store_n(&vr->broken, false, __ATOMIC_RELAXED);
-	reply->payload.state.index = index;
-	reply->payload.state.num = vr->last_avail_idx;
-	reply->hdr.size = sizeof(struct vhost_vring_state);
+	ctx->reply->payload.state.index = index;
+	ctx->reply->payload.state.num = vr->last_avail_idx;
+	ctx->reply->hdr.size = sizeof(struct vhost_vring_state);
 	return 0;
 }
 
 /* The fd of a KICK/CALL/ERR message (or -1 with the NOFD bit), checked. */
 static int
-vring_fd_take(struct hv_vhost_port *port, const struct vhost_user_msg *msg, int *fds,
-	      int *out)
+vring_fd_take(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx, int *out)
 {
 	*out = -1;
-	if (msg->payload.u64 & VHOST_USER_VRING_NOFD_MASK)
+	if (ctx->msg->payload.u64 & VHOST_USER_VRING_NOFD_MASK)
 		return 0;
-	if (!fd_is_eventfd(fds[0])) {
+	if (!fd_is_eventfd(ctx->fds[0])) {
 		VHOST_LOG(ERR, port, "%s refused: fd is not an eventfd",
-			  vhost_msg_name(msg->hdr.request));
+			  vhost_msg_name(ctx->msg->hdr.request));
 		return -EINVAL;
 	}
-	*out = fds[0];
-	fds[0] = -1;
+	*out = ctx->fds[0];
+	ctx->fds[0] = -1;
 	return 0;
 }
 
 static int
-vhost_msg_set_vring_kick(struct hv_vhost_port *port, struct vhost_user_msg *msg,
-			 int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+vhost_msg_set_vring_kick(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 {
-	struct hv_vring *vr = vring_of(port, msg->payload.u64 & VHOST_USER_VRING_IDX_MASK);
+	struct hv_vring *vr = vring_of(port, ctx->msg->payload.u64 & VHOST_USER_VRING_IDX_MASK);
 	int fd;
 
-	RTE_SET_USED(nfds), RTE_SET_USED(reply);
-	if (vr == NULL || vring_fd_take(port, msg, fds, &fd) != 0)
+	if (vr == NULL || vring_fd_take(port, ctx, &fd) != 0)
 		return -EINVAL;
 	vring_pause(vr);
-	close_fd(&vr->kickfd);
+	vhost_close_fd(&vr->kickfd);
 	vr->kickfd = fd;
 	vr->started = true;
 	/* Without protocol features a ring is enabled as soon as it starts. */
@@ -541,18 +360,16 @@ vhost_msg_set_vring_kick(struct hv_vhost_port *port, struct vhost_user_msg *msg,
 }
 
 static int
-vhost_msg_set_vring_call(struct hv_vhost_port *port, struct vhost_user_msg *msg,
-			 int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+vhost_msg_set_vring_call(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 {
-	struct hv_vring *vr = vring_of(port, msg->payload.u64 & VHOST_USER_VRING_IDX_MASK);
+	struct hv_vring *vr = vring_of(port, ctx->msg->payload.u64 & VHOST_USER_VRING_IDX_MASK);
 	int fd;
 
-	RTE_SET_USED(nfds), RTE_SET_USED(reply);
-	if (vr == NULL || vring_fd_take(port, msg, fds, &fd) != 0)
+	if (vr == NULL || vring_fd_take(port, ctx, &fd) != 0)
 		return -EINVAL;
 	/* The data path writes callfd: swap it only while the ring is stopped. */
 	vring_pause(vr);
-	close_fd(&vr->callfd);
+	vhost_close_fd(&vr->callfd);
 	vr->callfd = fd;
 	vr->signalled_used_valid = false;
 	vring_try_start(port, vr);
@@ -560,36 +377,31 @@ vhost_msg_set_vring_call(struct hv_vhost_port *port, struct vhost_user_msg *msg,
 }
 
 static int
-vhost_msg_set_vring_err(struct hv_vhost_port *port, struct vhost_user_msg *msg,
-			int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+vhost_msg_set_vring_err(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 {
-	struct hv_vring *vr = vring_of(port, msg->payload.u64 & VHOST_USER_VRING_IDX_MASK);
+	struct hv_vring *vr = vring_of(port, ctx->msg->payload.u64 & VHOST_USER_VRING_IDX_MASK);
 	int fd;
 
-	RTE_SET_USED(nfds), RTE_SET_USED(reply);
-	if (vr == NULL || vring_fd_take(port, msg, fds, &fd) != 0)
+	if (vr == NULL || vring_fd_take(port, ctx, &fd) != 0)
 		return -EINVAL;
-	close_fd(&vr->errfd);
+	vhost_close_fd(&vr->errfd);
 	vr->errfd = fd;
 	return 0;
 }
 
 static int
-vhost_msg_get_protocol_features(struct hv_vhost_port *port, struct vhost_user_msg *msg,
-				int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+vhost_msg_get_protocol_features(struct hv_vhost_port *port __rte_unused,
+				struct vhost_msg_ctx *ctx)
 {
-	RTE_SET_USED(port), RTE_SET_USED(msg), RTE_SET_USED(fds), RTE_SET_USED(nfds);
-	reply_u64(reply, OFFERED_PROTOCOL_FEATURES);
+	reply_u64(ctx->reply, OFFERED_PROTOCOL_FEATURES);
 	return 0;
 }
 
 static int
-vhost_msg_set_protocol_features(struct hv_vhost_port *port, struct vhost_user_msg *msg,
-				int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+vhost_msg_set_protocol_features(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 {
-	uint64_t f = msg->payload.u64;
+	uint64_t f = ctx->msg->payload.u64;
 
-	RTE_SET_USED(fds), RTE_SET_USED(nfds), RTE_SET_USED(reply);
 	if (f & ~OFFERED_PROTOCOL_FEATURES) {
 		VHOST_LOG(ERR, port, "SET_PROTOCOL_FEATURES 0x%" PRIx64 " refused: not offered",
 			  f);
@@ -600,22 +412,18 @@ vhost_msg_set_protocol_features(struct hv_vhost_port *port, struct vhost_user_ms
 }
 
 static int
-vhost_msg_get_queue_num(struct hv_vhost_port *port, struct vhost_user_msg *msg,
-			int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+vhost_msg_get_queue_num(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 {
-	RTE_SET_USED(msg), RTE_SET_USED(fds), RTE_SET_USED(nfds);
-	reply_u64(reply, port->queue_pairs);
+	reply_u64(ctx->reply, port->queue_pairs);
 	return 0;
 }
 
 static int
-vhost_msg_set_vring_enable(struct hv_vhost_port *port, struct vhost_user_msg *msg,
-			   int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+vhost_msg_set_vring_enable(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 {
-	struct hv_vring *vr = vring_of(port, msg->payload.state.index);
-	uint32_t on = msg->payload.state.num;
+	struct hv_vring *vr = vring_of(port, ctx->msg->payload.state.index);
+	uint32_t on = ctx->msg->payload.state.num;
 
-	RTE_SET_USED(fds), RTE_SET_USED(nfds), RTE_SET_USED(reply);
 	if (vr == NULL)
 		return -EINVAL;
 	if (on > 1) {
@@ -629,41 +437,36 @@ vhost_msg_set_vring_enable(struct hv_vhost_port *port, struct vhost_user_msg *ms
 }
 
 static int
-vhost_msg_get_max_mem_slots(struct hv_vhost_port *port, struct vhost_user_msg *msg,
-			    int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+vhost_msg_get_max_mem_slots(struct hv_vhost_port *port __rte_unused,
+			    struct vhost_msg_ctx *ctx)
 {
-	RTE_SET_USED(port), RTE_SET_USED(msg), RTE_SET_USED(fds), RTE_SET_USED(nfds);
-	reply_u64(reply, HV_VHOST_MAX_MEM_SLOTS);
+	reply_u64(ctx->reply, HV_VHOST_MAX_MEM_SLOTS);
 	return 0;
 }
 
 static int
-vhost_msg_add_mem_reg(struct hv_vhost_port *port, struct vhost_user_msg *msg,
-		      int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+vhost_msg_add_mem_reg(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 {
 	struct hv_mem mem;
 	int rc;
 
-	RTE_SET_USED(nfds), RTE_SET_USED(reply);
 	/* Map into a copy so that a refused region leaves the table untouched. */
 	mem = port->mem;
-	rc = map_region(port, &msg->payload.mem_reg.region, &fds[0], &mem);
+	rc = map_region(port, &ctx->msg->payload.mem_reg.region, &ctx->fds[0], &mem);
 	if (rc != 0)
 		return rc;
-	pause_all(port);
+	vhost_dev_pause_all(port);
 	port->mem = mem;
-	try_start_all(port);
+	vhost_dev_start_all(port);
 	return 0;
 }
 
 static int
-vhost_msg_rem_mem_reg(struct hv_vhost_port *port, struct vhost_user_msg *msg,
-		      int *fds, unsigned int nfds, struct vhost_user_msg *reply)
+vhost_msg_rem_mem_reg(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 {
-	const struct vhost_memory_region *d = &msg->payload.mem_reg.region;
+	const struct vhost_memory_region *d = &ctx->msg->payload.mem_reg.region;
 	struct hv_mem *m = &port->mem;
 
-	RTE_SET_USED(fds), RTE_SET_USED(nfds), RTE_SET_USED(reply);
 	for (uint32_t i = 0; i < m->n; i++) {
 		struct hv_mem_region *r = &m->r[i];
 
@@ -671,13 +474,13 @@ vhost_msg_rem_mem_reg(struct hv_vhost_port *port, struct vhost_user_msg *msg,
 		    r->uaddr != d->userspace_addr)
 			continue;
 		/* Rings in the region stop here; try_start refuses to restart them. */
-		pause_all(port);
+		vhost_dev_pause_all(port);
 		hv_mem_region_unmap(r);
 		memmove(r, r + 1, sizeof(*r) * (m->n - i - 1));
 		m->n--;
 		for (unsigned int k = 0; k < HV_VHOST_MAX_VRINGS; k++)
 			port->vr[k].mem_hint = 0;
-		try_start_all(port);
+		vhost_dev_start_all(port);
 		return 0;
 	}
 	VHOST_LOG(ERR, port, "REM_MEM_REG gpa 0x%" PRIx64 ": no such region",
@@ -691,7 +494,7 @@ static void
 close_fds(int *fds, unsigned int nfds)
 {
 	for (unsigned int i = 0; i < nfds; i++)
-		close_fd(&fds[i]);
+		vhost_close_fd(&fds[i]);
 }
 
 int
@@ -738,7 +541,7 @@ vhost_msg_dispatch(struct hv_vhost_port *port, struct vhost_user_msg *msg, int *
 	}
 	VHOST_LOG(DEBUG, port, "%s size %u fds %u payload 0x%" PRIx64, d->name, msg->hdr.size,
 		  nfds, msg->payload.u64);
-	rc = d->handler(port, msg, fds, nfds, reply);
+	rc = d->handler(port, &(struct vhost_msg_ctx){msg, fds, nfds, reply});
 	if (rc == 0 && d->reply == REPLY_ALWAYS)
 		goto send;
 	if (want_ack) {

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Ring and device state on the control side: starting, pausing and resetting
+ * rings, and the handshake with the data path (see doc/architecture.rst).
+ */
+#include <inttypes.h>
+#include <poll.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vhost_internal.h"
+
+void
+vhost_close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* ---- ring state transitions (control side) ---- */
+
+void
+vring_pause(struct hv_vring *vr)
+{
+	__atomic_store_n(&vr->ready, 0, __ATOMIC_RELAXED);
+	/* Pairs with the fence in vring_enter(): either it sees ready == 0 or we see busy. */
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&vr->busy, __ATOMIC_ACQUIRE))
+		rte_pause();
+}
+
+void
+vhost_dev_pause_all(struct hv_vhost_port *port)
+{
+	for (unsigned int i = 0; i < HV_VHOST_MAX_VRINGS; i++)
+		vring_pause(&port->vr[i]);
+}
+
+void
+vhost_dev_start_all(struct hv_vhost_port *port)
+{
+	for (unsigned int i = 0; i < 2u * port->queue_pairs; i++)
+		vring_try_start(port, &port->vr[i]);
+}
+
+static size_t
+avail_bytes(uint16_t size)
+{
+	return sizeof(struct vring_avail) + sizeof(uint16_t) * (size + 1u);
+}
+
+static size_t
+used_bytes(uint16_t size)
+{
+	return sizeof(struct vring_used) + sizeof(struct vring_used_elem) * size +
+	       sizeof(uint16_t);
+}
+
+void
+vring_try_start(struct hv_vhost_port *port, struct hv_vring *vr)
+{
+	uint16_t used_idx;
+
+	if (__atomic_load_n(&vr->ready, __ATOMIC_RELAXED))
+		return;
+	if (port->mem.n == 0 || !vr->num_set || !vr->addr_set || !vr->started ||
+	    !vr->enabled || __atomic_load_n(&vr->broken, __ATOMIC_ACQUIRE))
+		return;
+	vr->desc = hv_mem_uva(&port->mem, vr->desc_ua, sizeof(struct vring_desc) * vr->size);
+	vr->avail = hv_mem_uva(&port->mem, vr->avail_ua, avail_bytes(vr->size));
+	vr->used = hv_mem_uva(&port->mem, vr->used_ua, used_bytes(vr->size));
+	if (vr->desc == NULL || vr->avail == NULL || vr->used == NULL) {
+		HV_LOG_RL(&port->ctl_rl, WARNING,
+			  "vhost %s: vring %ld lies outside guest memory, not started",
+			  port->name, (long)(vr - port->vr));
+		return;
+	}
+	if (vr->fresh) {
+		/*
+		 * A frontend that kept its rings across our restart knows best
+		 * what it has consumed: follow the used index.
+		 */
+		used_idx = __atomic_load_n(&vr->used->idx, __ATOMIC_ACQUIRE);
+		if (used_idx != vr->last_used_idx) {
+			VHOST_LOG(INFO, port, "vring %ld: base %u, used index %u: resuming at %u",
+				  (long)(vr - port->vr), vr->last_used_idx, used_idx, used_idx);
+			vr->last_used_idx = used_idx;
+			vr->last_avail_idx = used_idx;
+		}
+		vr->fresh = false;
+	}
+	vr->mask = vr->size - 1;
+	vr->signalled_used_valid = false;
+	/* We poll: the guest need not kick (EVENT_IDX drivers ignore this flag). */
+	__atomic_store_n(&vr->used->flags, VRING_USED_F_NO_NOTIFY, __ATOMIC_RELAXED);
+	__atomic_store_n(&vr->ready, 1, __ATOMIC_RELEASE);
+}
+
+static void
+vring_reset(struct hv_vring *vr)
+{
+	vring_pause(vr);
+	vhost_close_fd(&vr->kickfd);
+	vhost_close_fd(&vr->callfd);
+	vhost_close_fd(&vr->errfd);
+	vr->desc = NULL;
+	vr->avail = NULL;
+	vr->used = NULL;
+	vr->size = 0;
+	vr->mask = 0;
+	vr->last_avail_idx = 0;
+	vr->last_used_idx = 0;
+	vr->signalled_used_valid = false;
+	__atomic_store_n(&vr->broken, false, __ATOMIC_RELAXED);
+	vr->mem_hint = 0;
+	vr->desc_ua = vr->avail_ua = vr->used_ua = 0;
+	vr->num_set = vr->addr_set = vr->started = vr->enabled = false;
+	vr->fresh = false;
+}
+
+void
+vhost_dev_set_features(struct hv_vhost_port *port, uint64_t features)
+{
+	port->features = features;
+	port->hdr_size = (features & (HV_VHOST_F_VERSION_1 | HV_VHOST_F_MRG_RXBUF)) ?
+				 sizeof(struct virtio_net_hdr) :
+				 sizeof(struct virtio_net_hdr) - sizeof(uint16_t);
+	port->mrg_rxbuf = !!(features & HV_VHOST_F_MRG_RXBUF);
+	port->event_idx = !!(features & HV_VHOST_F_EVENT_IDX);
+	port->indirect = !!(features & HV_VHOST_F_INDIRECT_DESC);
+}
+
+void
+vhost_dev_init(struct hv_vhost_port *port)
+{
+	port->mem.n = 0;
+	for (unsigned int i = 0; i < HV_VHOST_MAX_VRINGS; i++) {
+		struct hv_vring *vr = &port->vr[i];
+
+		memset(vr, 0, sizeof(*vr));
+		vr->kickfd = vr->callfd = vr->errfd = -1;
+	}
+	vhost_dev_set_features(port, 0);
+	port->protocol_features = 0;
+	port->features_set = false;
+}
+
+void
+vhost_dev_reset(struct hv_vhost_port *port)
+{
+	for (unsigned int i = 0; i < HV_VHOST_MAX_VRINGS; i++)
+		vring_reset(&port->vr[i]);
+	hv_mem_clear(&port->mem);
+	vhost_dev_set_features(port, 0);
+	port->protocol_features = 0;
+	port->features_set = false;
+}
+
+void
+vhost_dev_drain_kicks(struct hv_vhost_port *port)
+{
+	for (unsigned int i = 0; i < HV_VHOST_MAX_VRINGS; i++) {
+		struct hv_vring *vr = &port->vr[i];
+		uint64_t count;
+
+		struct pollfd pfd = {.fd = vr->kickfd, .events = POLLIN};
+
+		/*
+		 * eventfd: a read returns the kicks counted since the last one. The
+		 * fd may be in blocking mode (its flags are the frontend's): poll first.
+		 */
+		if (vr->kickfd < 0 || poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLIN))
+			continue;
+		if (read(vr->kickfd, &count, sizeof(count)) == sizeof(count))
+			__atomic_fetch_add(&vr->kicks, count, __ATOMIC_RELAXED);
+	}
+}
+
