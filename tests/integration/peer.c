@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <check.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
@@ -266,4 +267,21 @@ peer_count_fds(void)
 			n++;
 	closedir(d);
 	return n - 1; /* the directory's own fd */
+}
+
+int
+peer_run_suite(void *(*make_suite)(void), int argc, char **argv)
+{
+	SRunner *sr;
+	int failed;
+
+	if (peer_env_init(argc, argv) != 0)
+		return 1;
+	sr = srunner_create(make_suite());
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	peer_env_fini();
+	return failed == 0 ? 0 : 1;
 }

@@ -22,6 +22,12 @@ struct peer {
 	uint16_t queue_pairs;
 };
 
+/*
+ * main() of a test program: EAL, pools and the vhost control thread, then the
+ * Check suite made by @make_suite, run in this process (one EAL per process).
+ */
+int peer_run_suite(void *(*make_suite)(void), int argc, char **argv);
+
 /* EAL, pools and the vhost control thread; call once from main(). */
 int peer_env_init(int argc, char **argv);
 void peer_env_fini(void);

@@ -584,7 +584,7 @@ START_TEST(msg_unknown_request_nacked)
 }
 END_TEST
 
-static Suite *
+static void *
 suite(void)
 {
 	Suite *s = suite_create("hostile");
@@ -635,16 +635,5 @@ suite(void)
 int
 main(int argc, char **argv)
 {
-	SRunner *sr;
-	int failed;
-
-	if (peer_env_init(argc, argv) != 0)
-		return 1;
-	sr = srunner_create(suite());
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	peer_env_fini();
-	return failed == 0 ? 0 : 1;
+	return peer_run_suite(suite, argc, argv);
 }

@@ -316,7 +316,7 @@ START_TEST(second_frontend_refused)
 }
 END_TEST
 
-static Suite *
+static void *
 suite(void)
 {
 	Suite *s = suite_create("virtio-user");
@@ -341,17 +341,5 @@ suite(void)
 int
 main(int argc, char **argv)
 {
-	SRunner *sr;
-	int failed;
-
-	if (peer_env_init(argc, argv) != 0)
-		return 1;
-	sr = srunner_create(suite());
-	/* one EAL per process: the tests share it */
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	peer_env_fini();
-	return failed == 0 ? 0 : 1;
+	return peer_run_suite(suite, argc, argv);
 }
