@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of hv_vring_walk() and the guest memory translation helpers, on
- * synthetic rings: the memory table is built by hand over malloc'd buffers.
+ * Unit tests of hv_vring_walk() on synthetic rings: the memory table is built
+ * by hand over malloc'd buffers (test_mem.c tests the translation helpers).
  *
  * Guest layout (GPA -> buffer offset):
  *   region 0: 0x10000..0x18000 -> buf + 0x00000
@@ -10,7 +10,6 @@
  *   region 2: 0x40000..0x50000 -> buf + 0x20000
  */
 #include <check.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -402,83 +401,6 @@ START_TEST(indirect_loop)
 }
 END_TEST
 
-/* ---- translation helpers ---- */
-
-START_TEST(mem_gpa_clip_and_hint)
-{
-	uint64_t len = 0x100;
-	uint32_t h = 0;
-
-	ck_assert_ptr_eq(hv_mem_gpa(&mem, &h, R2_GPA + 0x10, &len), host(R2_GPA + 0x10));
-	ck_assert_uint_eq(len, 0x100);
-	ck_assert_uint_eq(h, 2);
-	/* clipped to the end of region 0, hint now 0 */
-	len = 0x1000;
-	ck_assert_ptr_eq(hv_mem_gpa(&mem, &h, R1_GPA - 0x10, &len), host(R1_GPA - 0x10));
-	ck_assert_uint_eq(len, 0x10);
-	ck_assert_uint_eq(h, 0);
-	/* a hit on the hinted region leaves the hint alone */
-	len = UINT64_MAX;
-	ck_assert_ptr_eq(hv_mem_gpa(&mem, &h, R0_GPA, &len), host(R0_GPA));
-	ck_assert_uint_eq(len, 0x8000);
-	ck_assert_uint_eq(h, 0);
-	/* a hint past the table is ignored, even if a stale entry sits there */
-	mem.r[5] = (struct hv_mem_region){.gpa = R1_GPA, .size = 0x8000, .hva = buf + 0x28000};
-	h = 5;
-	len = 1;
-	ck_assert_ptr_eq(hv_mem_gpa(&mem, &h, R1_GPA, &len), host(R1_GPA));
-	ck_assert_uint_eq(h, 1);
-	/* misses do not move the hint or touch len */
-	len = 7;
-	ck_assert_ptr_null(hv_mem_gpa(&mem, &h, GAP_GPA, &len));
-	ck_assert_ptr_null(hv_mem_gpa(&mem, &h, R2_END, &len));
-	ck_assert_ptr_null(hv_mem_gpa(&mem, &h, R0_GPA - 1, &len));
-	ck_assert_ptr_null(hv_mem_gpa(&mem, &h, UINT64_MAX, &len));
-	ck_assert_uint_eq(h, 1);
-	ck_assert_uint_eq(len, 7);
-	/* last byte of a region */
-	len = 2;
-	ck_assert_ptr_eq(hv_mem_gpa(&mem, &h, R2_END - 1, &len), host(R2_END - 1));
-	ck_assert_uint_eq(len, 1);
-	/* an empty table */
-	mem.n = 0;
-	ck_assert_ptr_null(hv_mem_gpa(&mem, &h, R0_GPA, &len));
-}
-END_TEST
-
-START_TEST(mem_uva_bounds)
-{
-	ck_assert_ptr_eq(hv_mem_uva(&mem, 0x7000000, 0x8000), buf);
-	ck_assert_ptr_eq(hv_mem_uva(&mem, 0x7000010, 0x10), buf + 0x10);
-	ck_assert_ptr_eq(hv_mem_uva(&mem, 0x7007fff, 1), buf + 0x7fff);
-	ck_assert_ptr_eq(hv_mem_uva(&mem, 0x7200000 + 0x100, 0xff00), buf + 0x20100);
-	/* crossing the region end, past it, before it */
-	ck_assert_ptr_null(hv_mem_uva(&mem, 0x7007fff, 2));
-	ck_assert_ptr_null(hv_mem_uva(&mem, 0x7000000, 0x8001));
-	ck_assert_ptr_null(hv_mem_uva(&mem, 0x7008000, 1));
-	ck_assert_ptr_null(hv_mem_uva(&mem, 0x6ffffff, 1));
-	ck_assert_ptr_null(hv_mem_uva(&mem, 0x7000010, UINT64_MAX));
-	ck_assert_ptr_null(hv_mem_uva(&mem, UINT64_MAX, 1));
-}
-END_TEST
-
-/* The walk relies on no region ending at 2^64: mapping refuses one. */
-START_TEST(mem_map_refuses_top_region)
-{
-	struct vhost_memory_region d = {.guest_phys_addr = UINT64_C(0xffffffffffff0000),
-					.memory_size = 0x10000, .userspace_addr = 0x10000};
-	struct hv_mem_region r;
-	const char *why = NULL;
-	int fd = memfd_create("test_vring", MFD_CLOEXEC);
-
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(ftruncate(fd, 0x10000), 0);
-	ck_assert_int_lt(hv_mem_region_map(&d, fd, &r, &why), 0);
-	ck_assert_ptr_nonnull(why);
-	ck_assert_int_eq(fcntl(fd, F_GETFD), -1); /* consumed */
-}
-END_TEST
-
 static Suite *
 vring_suite(void)
 {
@@ -519,12 +441,6 @@ vring_suite(void)
 	tcase_add_test(tc, indirect_loop);
 	suite_add_tcase(s, tc);
 
-	tc = tcase_create("mem");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, mem_gpa_clip_and_hint);
-	tcase_add_test(tc, mem_uva_bounds);
-	tcase_add_test(tc, mem_map_refuses_top_region);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of vhost_msg_dispatch(): vhost-user messages are built in memory
+ * and handed to the dispatcher with fds, without sockets or EAL.
+ * This file: memory tables, and whole rings brought up and down.
+ */
+#include <check.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "msg_util.h"
+
+/* ---- memory ---- */
+
+START_TEST(mem_table)
+{
+	struct vhost_memory_region r[9];
+
+	for (unsigned int i = 0; i < RTE_DIM(r); i++)
+		r[i] = region(MEM_GPA + i * MEM_SIZE, MEM_SIZE, MEM_UA + i * MEM_SIZE);
+	ck_assert_int_eq(send_mem_table(r, 1, 1, MEM_SIZE), 0);
+	ck_assert_uint_eq(port->mem.n, 1);
+	ck_assert_uint_eq(port->mem.r[0].gpa, MEM_GPA);
+	ck_assert_ptr_nonnull(port->mem.r[0].hva);
+	/* a new table replaces the old */
+	ck_assert_int_eq(send_mem_table(r, 8, 8, MEM_SIZE), 0);
+	ck_assert_uint_eq(port->mem.n, 8);
+
+	/* refused tables leave the current one alone */
+	ck_assert_int_eq(send_mem_table(r, 1, 1, MEM_SIZE - 4096), -1);
+	ck_assert_int_eq(send_mem_table(r, 0, 0, MEM_SIZE), -1);
+	ck_assert_int_eq(send_mem_table(r, 9, 8, MEM_SIZE), -1);
+	ck_assert_int_eq(send_mem_table(r, 9, 9, MEM_SIZE), -1);
+	ck_assert_int_eq(send_mem_table(r, 2, 1, MEM_SIZE), -1);
+	ck_assert_int_eq(send_mem_table(r, 1, 2, MEM_SIZE), -1);
+	r[1].guest_phys_addr = MEM_GPA + MEM_SIZE / 2;
+	ck_assert_int_eq(send_mem_table(r, 2, 2, MEM_SIZE), -1); /* GPA overlap */
+	r[1].guest_phys_addr = MEM_GPA + MEM_SIZE;
+	r[1].userspace_addr = MEM_UA;
+	ck_assert_int_eq(send_mem_table(r, 2, 2, MEM_SIZE), -1); /* UA overlap */
+	r[1] = region(MEM_GPA + 0x800, MEM_SIZE, MEM_UA + MEM_SIZE);
+	ck_assert_int_eq(send_mem_table(&r[1], 1, 1, 2 * MEM_SIZE), -1); /* unaligned */
+	r[1] = region(MEM_GPA, 0, MEM_UA);
+	ck_assert_int_eq(send_mem_table(&r[1], 1, 1, MEM_SIZE), -1); /* empty */
+	r[1] = region(UINT64_MAX - 4095, MEM_SIZE, MEM_UA);
+	ck_assert_int_eq(send_mem_table(&r[1], 1, 1, MEM_SIZE), -1); /* wraps */
+	ck_assert_uint_eq(port->mem.n, 8);
+}
+END_TEST
+
+START_TEST(mem_table_bad_fd)
+{
+	struct vhost_memory_region r = region(MEM_GPA, MEM_SIZE, MEM_UA);
+	struct vhost_user_msg m;
+	int p[2];
+
+	ck_assert_int_eq(pipe(p), 0);
+	msg_init(&m, VHOST_USER_SET_MEM_TABLE, offsetof(struct vhost_memory, regions) + sizeof(r));
+	m.payload.memory.nregions = 1;
+	m.payload.memory.regions[0] = r;
+	ck_assert_int_eq(send_fds(&m, &p[0], 1), -1);
+	ck_assert(fd_closed(p[0]));
+	close(p[1]);
+	ck_assert_uint_eq(port->mem.n, 0);
+}
+END_TEST
+
+START_TEST(mem_reg_add_rem)
+{
+	struct vhost_memory_region a = region(MEM_GPA, MEM_SIZE, MEM_UA);
+	struct vhost_memory_region b = region(MEM_GPA + MEM_SIZE, MEM_SIZE, MEM_UA + MEM_SIZE);
+	int fd;
+
+	ck_assert_int_eq(send_mem_reg(VHOST_USER_ADD_MEM_REG, a, memfd(MEM_SIZE)), 0);
+	ck_assert_int_eq(send_mem_reg(VHOST_USER_ADD_MEM_REG, b, memfd(MEM_SIZE)), 0);
+	ck_assert_uint_eq(port->mem.n, 2);
+	ck_assert_int_eq(send_mem_reg(VHOST_USER_ADD_MEM_REG, a, memfd(MEM_SIZE)), -1);
+	fd = memfd(MEM_SIZE / 2);
+	ck_assert_int_eq(send_mem_reg(VHOST_USER_ADD_MEM_REG, region(0, MEM_SIZE, 0), fd), -1);
+	ck_assert(fd_closed(fd));
+	ck_assert_uint_eq(port->mem.n, 2);
+
+	ck_assert_int_eq(send_mem_reg(VHOST_USER_REM_MEM_REG, a, -1), 0);
+	ck_assert_uint_eq(port->mem.n, 1);
+	ck_assert_uint_eq(port->mem.r[0].gpa, b.guest_phys_addr);
+	ck_assert_int_eq(send_mem_reg(VHOST_USER_REM_MEM_REG, a, -1), -1);
+	/* REM with an fd (as QEMU sends): the fd is closed */
+	fd = memfd(MEM_SIZE);
+	ck_assert_int_eq(send_mem_reg(VHOST_USER_REM_MEM_REG, b, fd), 0);
+	ck_assert(fd_closed(fd));
+	ck_assert_uint_eq(port->mem.n, 0);
+	/* a region matching in GPA but not in size is not removed */
+	ck_assert_int_eq(send_mem_reg(VHOST_USER_ADD_MEM_REG, a, memfd(MEM_SIZE)), 0);
+	a.memory_size = MEM_SIZE / 2;
+	ck_assert_int_eq(send_mem_reg(VHOST_USER_REM_MEM_REG, a, -1), -1);
+	ck_assert_uint_eq(port->mem.n, 1);
+}
+END_TEST
+
+START_TEST(mem_reg_slots_full)
+{
+	for (uint32_t i = 0; i < HV_VHOST_MAX_MEM_SLOTS; i++)
+		ck_assert_int_eq(send_mem_reg(VHOST_USER_ADD_MEM_REG,
+					      region(i * 4096ull, 4096, MEM_UA + i * 4096ull),
+					      memfd(4096)), 0);
+	ck_assert_uint_eq(port->mem.n, HV_VHOST_MAX_MEM_SLOTS);
+	ck_assert_int_eq(send_mem_reg(VHOST_USER_ADD_MEM_REG, region(1ull << 32, 4096, 1ull << 32),
+				      memfd(4096)), -1);
+	ck_assert_uint_eq(port->mem.n, HV_VHOST_MAX_MEM_SLOTS);
+}
+END_TEST
+
+/* ---- a whole ring ---- */
+
+START_TEST(ring_happy_path)
+{
+	struct hv_vring *vr = &port->vr[0];
+	int mfd;
+
+	ring_setup(&mfd);
+	ck_assert_int_eq(send_state(VHOST_USER_SET_VRING_ENABLE, 0, 1), 0);
+	ck_assert_uint_eq(vr->ready, 1);
+	ck_assert_ptr_eq(vr->desc, port->mem.r[0].hva);
+	ck_assert_ptr_eq((uint8_t *)vr->used, port->mem.r[0].hva + 0x2000);
+	ck_assert_uint_eq(vr->used->flags, VRING_USED_F_NO_NOTIFY);
+	ck_assert_uint_eq(vr->last_avail_idx, 7);
+	ck_assert_uint_eq(vr->mask, 255);
+	ck_assert_uint_eq(port->vr[1].ready, 0); /* not set up */
+
+	ck_assert_int_eq(send_state(VHOST_USER_GET_VRING_BASE, 0, 0), 0);
+	ck_assert_uint_eq(vr->ready, 0);
+	ck_assert_int_eq(vr->kickfd, -1);
+	ck_assert_uint_eq(reply_len, sizeof(reply.hdr) + sizeof(struct vhost_vring_state));
+	ck_assert_uint_eq(reply.hdr.request, VHOST_USER_GET_VRING_BASE);
+	ck_assert_uint_eq(reply.payload.state.index, 0);
+	ck_assert_uint_eq(reply.payload.state.num, 7);
+	/* a new kick starts it again */
+	ck_assert_int_eq(send_vring_fd(VHOST_USER_SET_VRING_KICK, 0, evfd()), 0);
+	ck_assert_uint_eq(vr->ready, 1);
+	ck_assert_int_eq(send_state(VHOST_USER_SET_VRING_ENABLE, 0, 0), 0);
+	ck_assert_uint_eq(vr->ready, 0);
+	close(mfd);
+}
+END_TEST
+
+START_TEST(ring_stops_without_memory)
+{
+	struct vhost_memory_region r = region(MEM_GPA, MEM_SIZE, MEM_UA);
+	struct vhost_user_msg m;
+	int mfd;
+
+	ring_setup(&mfd);
+	ck_assert_int_eq(send_state(VHOST_USER_SET_VRING_ENABLE, 0, 1), 0);
+	ck_assert_uint_eq(port->vr[0].ready, 1);
+	ck_assert_int_eq(send_mem_reg(VHOST_USER_REM_MEM_REG, r, -1), 0);
+	ck_assert_uint_eq(port->vr[0].ready, 0);
+	/* the ring's memory is back: it restarts */
+	ck_assert_int_eq(send_mem_reg(VHOST_USER_ADD_MEM_REG, r, mfd), 0);
+	ck_assert_uint_eq(port->vr[0].ready, 1);
+	/* ring addresses outside memory: not started */
+	ck_assert_int_eq(send_state(VHOST_USER_SET_VRING_NUM, 0, 32768), 0);
+	ck_assert_uint_eq(port->vr[0].ready, 0);
+	msg_init(&m, VHOST_USER_RESET_OWNER, 0);
+	ck_assert_int_eq(send_msg(&m), 0);
+	ck_assert_uint_eq(port->mem.n, 0);
+	ck_assert_int_eq(port->vr[0].kickfd, -1);
+}
+END_TEST
+
+START_TEST(ring_enabled_without_protocol_features)
+{
+	int mfd;
+
+	ring_setup(&mfd);
+	close(mfd);
+	ck_assert_int_eq(send_u64(VHOST_USER_SET_FEATURES, HV_VHOST_FEATURES_DEFAULT), 0);
+	ck_assert_uint_eq(port->vr[0].ready, 0);
+	ck_assert_int_eq(send_vring_fd(VHOST_USER_SET_VRING_KICK, 0, evfd()), 0);
+	ck_assert_uint_eq(port->vr[0].ready, 1);
+}
+END_TEST
+
+START_TEST(no_leaks)
+{
+	unsigned int before = count_fds();
+	int mfd, p[2];
+
+	ring_setup(&mfd);
+	close(mfd);
+	ck_assert_int_eq(send_state(VHOST_USER_SET_VRING_ENABLE, 0, 1), 0);
+	ck_assert_int_eq(send_vring_fd(VHOST_USER_SET_VRING_CALL, 0, evfd()), 0);
+	ck_assert_int_eq(send_vring_fd(VHOST_USER_SET_VRING_ERR, 1, evfd()), 0);
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(send_vring_fd(VHOST_USER_SET_VRING_CALL, 1, p[0]), -1);
+	ck_assert_int_eq(send_vring_fd(VHOST_USER_SET_VRING_KICK, 2, p[1]), -1);
+	ck_assert_int_eq(send_mem_reg(VHOST_USER_ADD_MEM_REG,
+				      region(1ull << 30, MEM_SIZE, 1ull << 40), memfd(MEM_SIZE)),
+			 0);
+	ck_assert_uint_gt(count_fds(), before);
+	vhost_dev_reset(port);
+	ck_assert_uint_eq(count_fds(), before);
+	ck_assert_uint_eq(port->mem.n, 0);
+}
+END_TEST
+
+static Suite *
+msg_suite(void)
+{
+	Suite *s = suite_create("msg_mem");
+	TCase *tc;
+
+	tc = tcase_create("mem");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, mem_table);
+	tcase_add_test(tc, mem_table_bad_fd);
+	tcase_add_test(tc, mem_reg_add_rem);
+	tcase_add_test(tc, mem_reg_slots_full);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("ring");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, ring_happy_path);
+	tcase_add_test(tc, ring_stops_without_memory);
+	tcase_add_test(tc, ring_enabled_without_protocol_features);
+	tcase_add_test(tc, no_leaks);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(msg_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
