@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * L2 forwarding database: MAC address + broadcast domain (VLAN) -> port.
+ *
+ * Readers (PMD threads) look up without locks. Only the control thread writes
+ * the table: PMDs queue what they learn on a lock-free ring and the control
+ * thread applies it (hv_fdb_apply()), enforcing the per-port limit, and ages
+ * entries out (hv_fdb_age()). Freed slots are reused only after an RCU grace
+ * period of the PMDs (the rte_rcu_qsbr given at creation).
+ */
+#ifndef HV_FDB_H
+#define HV_FDB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_rcu_qsbr.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** No port: unknown destination (flood). */
+#define HV_FDB_PORT_NONE UINT16_MAX
+
+/** Lookup key: a MAC address in a broadcast domain (VLAN id, 0 = none). */
+struct hv_fdb_key {
+	struct rte_ether_addr mac;
+	uint16_t vlan;
+} __rte_aligned(2);
+
+/** Table configuration. */
+struct hv_fdb_conf {
+	uint32_t capacity;      /**< MAC addresses in all */
+	uint16_t max_ports;     /**< port indices are 0..max_ports-1 */
+	uint32_t max_per_port;  /**< MACs one port may own (0: no limit) */
+	uint64_t age_ms;        /**< idle time before an entry goes */
+	struct rte_rcu_qsbr *rcu; /**< the readers' quiescent-state variable (may be NULL
+				     when no other thread reads) */
+	int socket;             /**< NUMA socket */
+};
+
+/** Counters (control thread). */
+struct hv_fdb_stats {
+	uint64_t learned;       /**< new entries */
+	uint64_t moved;         /**< entries that changed port */
+	uint64_t aged;          /**< entries removed by ageing */
+	uint64_t limit_refused; /**< not learned: the port owns max_per_port MACs */
+	uint64_t table_full;    /**< not learned: no room */
+	uint64_t queue_full;    /**< learn requests lost: the control thread lagged */
+};
+
+struct hv_fdb;
+
+/** Create a table; NULL with rte_errno set on failure. */
+struct hv_fdb *hv_fdb_create(const char *name, const struct hv_fdb_conf *conf);
+
+/** Free a table (no reader may use it any more). */
+void hv_fdb_free(struct hv_fdb *fdb);
+
+/**
+ * Data path: destination ports of @n keys (HV_FDB_PORT_NONE when unknown).
+ * @n at most 64.
+ */
+void hv_fdb_lookup_bulk(const struct hv_fdb *fdb, const struct hv_fdb_key **keys,
+			unsigned int n, uint16_t *ports);
+
+/**
+ * Data path: @n source keys seen on @port at time @now (any monotonic unit
+ * shared with hv_fdb_age(), e.g. TSC cycles converted to ms). Known keys on
+ * the same port are refreshed in place; the rest are queued for the control
+ * thread. @n at most 64.
+ */
+void hv_fdb_learn_bulk(struct hv_fdb *fdb, const struct hv_fdb_key **keys, unsigned int n,
+		       uint16_t port, uint64_t now_ms);
+
+/** Control thread: apply queued learn requests. @return requests handled. */
+unsigned int hv_fdb_apply(struct hv_fdb *fdb);
+
+/** Control thread: remove entries idle for longer than the age. @return removed. */
+unsigned int hv_fdb_age(struct hv_fdb *fdb, uint64_t now_ms);
+
+/** Control thread: remove the entries of @port (HV_FDB_PORT_NONE: all). @return removed. */
+unsigned int hv_fdb_flush(struct hv_fdb *fdb, uint16_t port);
+
+/** Control thread: change the idle time and the per-port limit. */
+void hv_fdb_set_limits(struct hv_fdb *fdb, uint64_t age_ms, uint32_t max_per_port);
+
+/** One entry, for hv_fdb_walk(). */
+struct hv_fdb_entry {
+	struct hv_fdb_key key;
+	uint16_t port;
+	uint64_t last_seen_ms;
+};
+
+/** Control thread: call @fn for every entry until it returns non-zero. */
+int hv_fdb_walk(const struct hv_fdb *fdb, int (*fn)(const struct hv_fdb_entry *e, void *arg),
+		void *arg);
+
+/** Entries owned by @port (HV_FDB_PORT_NONE: all). */
+uint32_t hv_fdb_count(const struct hv_fdb *fdb, uint16_t port);
+
+/** Counters snapshot. */
+void hv_fdb_get_stats(const struct hv_fdb *fdb, struct hv_fdb_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* lib/fdb: learning, moves, limits, VLANs, ageing, flushing, concurrent readers. */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "hv_fdb.h"
+
+static struct hv_fdb *fdb;
+static unsigned int seq;
+
+static struct hv_fdb_key
+key(uint32_t n, uint16_t vlan)
+{
+	struct hv_fdb_key k = {.mac = {{0x02, 0, (uint8_t)(n >> 24), (uint8_t)(n >> 16),
+					(uint8_t)(n >> 8), (uint8_t)n}},
+			       .vlan = vlan};
+
+	return k;
+}
+
+static void
+learn(uint32_t n, uint16_t vlan, uint16_t port, uint64_t now)
+{
+	struct hv_fdb_key k = key(n, vlan);
+	const struct hv_fdb_key *kp = &k;
+
+	hv_fdb_learn_bulk(fdb, &kp, 1, port, now);
+}
+
+static uint16_t
+lookup(uint32_t n, uint16_t vlan)
+{
+	struct hv_fdb_key k = key(n, vlan);
+	const struct hv_fdb_key *kp = &k;
+	uint16_t port;
+
+	hv_fdb_lookup_bulk(fdb, &kp, 1, &port);
+	return port;
+}
+
+static void
+make(uint32_t capacity, uint32_t max_per_port, uint64_t age_ms, struct rte_rcu_qsbr *rcu)
+{
+	char name[32];
+	struct hv_fdb_conf c = {.capacity = capacity, .max_ports = 8,
+				.max_per_port = max_per_port, .age_ms = age_ms, .rcu = rcu,
+				.socket = SOCKET_ID_ANY};
+
+	snprintf(name, sizeof(name), "fdb%u", seq++);
+	fdb = hv_fdb_create(name, &c);
+	ck_assert_ptr_nonnull(fdb);
+}
+
+static void
+teardown(void)
+{
+	hv_fdb_free(fdb);
+	fdb = NULL;
+}
+
+static void
+setup(void)
+{
+	make(1024, 0, 1000, NULL);
+}
+
+START_TEST(learn_then_lookup)
+{
+	struct hv_fdb_stats st;
+
+	learn(1, 0, 3, 10);
+	/* learning goes through the control thread */
+	ck_assert_uint_eq(lookup(1, 0), HV_FDB_PORT_NONE);
+	ck_assert_uint_eq(hv_fdb_apply(fdb), 1);
+	ck_assert_uint_eq(lookup(1, 0), 3);
+	ck_assert_uint_eq(lookup(2, 0), HV_FDB_PORT_NONE);
+	/* seen again on the same port: refreshed in place, nothing queued */
+	learn(1, 0, 3, 20);
+	ck_assert_uint_eq(hv_fdb_apply(fdb), 0);
+	hv_fdb_get_stats(fdb, &st);
+	ck_assert_uint_eq(st.learned, 1);
+	ck_assert_uint_eq(hv_fdb_count(fdb, 3), 1);
+}
+END_TEST
+
+START_TEST(mac_moves)
+{
+	struct hv_fdb_stats st;
+
+	learn(7, 0, 1, 10);
+	hv_fdb_apply(fdb);
+	learn(7, 0, 2, 11);
+	hv_fdb_apply(fdb);
+	ck_assert_uint_eq(lookup(7, 0), 2);
+	ck_assert_uint_eq(hv_fdb_count(fdb, 1), 0);
+	ck_assert_uint_eq(hv_fdb_count(fdb, 2), 1);
+	hv_fdb_get_stats(fdb, &st);
+	ck_assert_uint_eq(st.moved, 1);
+}
+END_TEST
+
+START_TEST(vlans_are_separate)
+{
+	learn(5, 10, 1, 1);
+	learn(5, 20, 2, 1);
+	hv_fdb_apply(fdb);
+	ck_assert_uint_eq(lookup(5, 10), 1);
+	ck_assert_uint_eq(lookup(5, 20), 2);
+	ck_assert_uint_eq(lookup(5, 0), HV_FDB_PORT_NONE);
+}
+END_TEST
+
+START_TEST(per_port_limit)
+{
+	struct hv_fdb_stats st;
+
+	teardown();
+	make(1024, 3, 1000, NULL);
+	for (uint32_t i = 0; i < 5; i++)
+		learn(100 + i, 0, 4, 1);
+	learn(200, 0, 5, 1);
+	hv_fdb_apply(fdb);
+	ck_assert_uint_eq(hv_fdb_count(fdb, 4), 3);
+	ck_assert_uint_eq(hv_fdb_count(fdb, 5), 1);
+	ck_assert_uint_eq(lookup(104, 0), HV_FDB_PORT_NONE);
+	hv_fdb_get_stats(fdb, &st);
+	ck_assert_uint_eq(st.limit_refused, 2);
+	/* a full port cannot take over another port's MAC either */
+	learn(200, 0, 4, 2);
+	hv_fdb_apply(fdb);
+	ck_assert_uint_eq(lookup(200, 0), 5);
+	/* room again after a flush */
+	ck_assert_uint_eq(hv_fdb_flush(fdb, 4), 3);
+	learn(104, 0, 4, 3);
+	hv_fdb_apply(fdb);
+	ck_assert_uint_eq(lookup(104, 0), 4);
+}
+END_TEST
+
+START_TEST(ageing)
+{
+	learn(1, 0, 1, 0);
+	learn(2, 0, 1, 0);
+	hv_fdb_apply(fdb);
+	learn(2, 0, 1, 900); /* refreshed */
+	ck_assert_uint_eq(hv_fdb_age(fdb, 500), 0);
+	ck_assert_uint_eq(hv_fdb_age(fdb, 1001), 1);
+	ck_assert_uint_eq(lookup(1, 0), HV_FDB_PORT_NONE);
+	ck_assert_uint_eq(lookup(2, 0), 1);
+	ck_assert_uint_eq(hv_fdb_age(fdb, 1901), 1);
+	ck_assert_uint_eq(hv_fdb_count(fdb, HV_FDB_PORT_NONE), 0);
+	ck_assert_uint_eq(hv_fdb_count(fdb, 1), 0);
+}
+END_TEST
+
+static int
+count_entries(const struct hv_fdb_entry *e, void *arg)
+{
+	unsigned int *n = arg;
+
+	ck_assert(e->port == 1 || e->port == 2);
+	(*n)++;
+	return 0;
+}
+
+START_TEST(flush_and_walk)
+{
+	unsigned int n = 0;
+
+	for (uint32_t i = 0; i < 10; i++)
+		learn(i, 0, (uint16_t)(1 + i % 2), 1);
+	hv_fdb_apply(fdb);
+	hv_fdb_walk(fdb, count_entries, &n);
+	ck_assert_uint_eq(n, 10);
+	ck_assert_uint_eq(hv_fdb_flush(fdb, 1), 5);
+	ck_assert_uint_eq(hv_fdb_count(fdb, HV_FDB_PORT_NONE), 5);
+	ck_assert_uint_eq(hv_fdb_flush(fdb, HV_FDB_PORT_NONE), 5);
+	ck_assert_uint_eq(hv_fdb_count(fdb, HV_FDB_PORT_NONE), 0);
+}
+END_TEST
+
+START_TEST(learn_queue_overflow_is_counted)
+{
+	struct hv_fdb_stats st;
+
+	teardown();
+	make(16384, 0, 1000, NULL);
+	for (uint32_t i = 0; i < 6000; i++)
+		learn(i, 0, 1, 1);
+	hv_fdb_get_stats(fdb, &st);
+	ck_assert_uint_ge(st.queue_full, 6000 - 4096);
+	while (hv_fdb_apply(fdb) > 0)
+		;
+	hv_fdb_get_stats(fdb, &st);
+	ck_assert_uint_eq(st.learned + st.queue_full, 6000);
+}
+END_TEST
+
+START_TEST(bad_config_refused)
+{
+	struct hv_fdb_conf c = {.capacity = 0, .max_ports = 8};
+
+	ck_assert_ptr_null(hv_fdb_create("bad", &c));
+	c.capacity = 64;
+	c.max_ports = 0;
+	ck_assert_ptr_null(hv_fdb_create("bad", &c));
+}
+END_TEST
+
+/* ---- a reader on another lcore while the table churns ---- */
+
+struct reader {
+	struct rte_rcu_qsbr *rcu;
+	volatile bool stop;
+	uint64_t lookups;
+	uint64_t wrong;
+};
+
+static int
+reader_main(void *arg)
+{
+	struct reader *r = arg;
+
+	rte_rcu_qsbr_thread_register(r->rcu, 0);
+	rte_rcu_qsbr_thread_online(r->rcu, 0);
+	while (!r->stop) {
+		for (uint32_t i = 0; i < 256; i++) {
+			uint16_t p = lookup(i, 0);
+
+			/* key i only ever lives on port i % 4 */
+			if (p != HV_FDB_PORT_NONE && p != i % 4)
+				r->wrong++;
+			r->lookups++;
+		}
+		rte_rcu_qsbr_quiescent(r->rcu, 0);
+	}
+	rte_rcu_qsbr_thread_offline(r->rcu, 0);
+	rte_rcu_qsbr_thread_unregister(r->rcu, 0);
+	return 0;
+}
+
+START_TEST(concurrent_reader)
+{
+	unsigned int lcore = rte_get_next_lcore(-1, 1, 0);
+	size_t sz = rte_rcu_qsbr_get_memsize(1);
+	struct reader r = {0};
+
+	ck_assert_msg(lcore < RTE_MAX_LCORE, "needs a second lcore");
+	r.rcu = rte_zmalloc("rcu", sz, RTE_CACHE_LINE_SIZE);
+	ck_assert_int_eq(rte_rcu_qsbr_init(r.rcu, 1), 0);
+	teardown();
+	make(64, 0, 5, r.rcu);
+	ck_assert_int_eq(rte_eal_remote_launch(reader_main, &r, lcore), 0);
+	for (uint64_t t = 0; t < 2000; t++) {
+		for (uint32_t i = (uint32_t)(t % 7); i < 256; i += 7)
+			learn(i, 0, (uint16_t)(i % 4), t);
+		hv_fdb_apply(fdb);
+		hv_fdb_age(fdb, t);
+	}
+	r.stop = true;
+	rte_eal_wait_lcore(lcore);
+	ck_assert_uint_gt(r.lookups, 0);
+	ck_assert_uint_eq(r.wrong, 0);
+	teardown();
+	rte_free(r.rcu);
+}
+END_TEST
+
+static void *
+suite(void)
+{
+	Suite *s = suite_create("fdb");
+	TCase *t = tcase_create("fdb");
+
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_set_timeout(t, 60);
+	tcase_add_test(t, learn_then_lookup);
+	tcase_add_test(t, mac_moves);
+	tcase_add_test(t, vlans_are_separate);
+	tcase_add_test(t, per_port_limit);
+	tcase_add_test(t, ageing);
+	tcase_add_test(t, flush_and_walk);
+	tcase_add_test(t, learn_queue_overflow_is_counted);
+	tcase_add_test(t, bad_config_refused);
+	tcase_add_test(t, concurrent_reader);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int
+main(int argc, char **argv)
+{
+	SRunner *sr;
+	int failed;
+
+	if (rte_eal_init(argc, argv) < 0)
+		return 1;
+	sr = srunner_create(suite());
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	rte_eal_cleanup();
+	return failed == 0 ? 0 : 1;
+}
