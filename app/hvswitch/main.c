@@ -1,272 +1,375 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * hvswitch, first stage: a cross-connect between two vhost-user ports on
- * pinned PMD lcores (frames from port 0 go to port 1 and back). The L2 switch,
- * control socket and telemetry build on this.
+ * hvswitch: the switch daemon. A DPDK primary process: PMD lcores switch
+ * frames between ports (L2 learning); the main lcore runs the control plane
+ * (control socket, config file, learning and ageing, telemetry).
  */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
-#include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "hv_ctl.h"
 #include "hv_log.h"
-#include "hv_vhost.h"
+#include "sw.h"
 
-#define BURST 32
-#define NB_PORTS 2
+struct sw sw = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.settings = {.fdb_age_s = 300, .mac_limit = 1024, .fdb_capacity = 131072},
+	.run_dir = "/run/hvswitch",
+	.config_path = "/etc/hvswitch/hvswitch.json",
+	.ctl_group = (gid_t)-1,
+};
 
-static volatile bool stop;
-
-struct fwd_conf {
-	struct hv_vhost_port_conf port[NB_PORTS];
-	char name[NB_PORTS][32];
-	unsigned int nb_ports;
-	unsigned int nb_mbufs;
+struct options {
+	unsigned int mbufs;
+	struct sw_port_conf cli_ports[SW_MAX_PORTS];
+	unsigned int n_cli_ports;
+	int64_t fdb_age_s, mac_limit, fdb_capacity; /* -1: not given */
+	bool check_config;
 };
 
 static void
 on_signal(int sig)
 {
-	(void)sig;
-	stop = true;
+	RTE_SET_USED(sig);
+	sw.stop = true;
 }
 
 static void
-usage(const char *prog)
+usage(FILE *out)
 {
-	printf("usage: %s [EAL options] -- --port SOCKET[,client][,queues=N] "
-	       "--port SOCKET[,client][,queues=N] [--mbufs N]\n"
-	       "  Cross-connects two vhost-user ports: frames from one go to the other.\n"
-	       "  SOCKET   unix socket path; we listen on it unless 'client' is given\n"
-	       "  queues   queue pairs (1..%d), polled round-robin by the worker lcores\n"
-	       "  --mbufs  mbufs in the pool (default 16384)\n",
-	       prog, HV_VHOST_MAX_QUEUE_PAIRS);
+	fprintf(out,
+		"usage: hvswitch [EAL options] -- [options]\n"
+		"  --config FILE      ports and settings (default /etc/hvswitch/hvswitch.json);\n"
+		"                     changes made with hvctl are written back to it\n"
+		"  --run-dir DIR      control socket and default vhost-user sockets\n"
+		"                     (default /run/hvswitch)\n"
+		"  --group NAME       group allowed on the control socket besides root\n"
+		"  --fdb-age S        seconds before an idle MAC is forgotten (default 300)\n"
+		"  --mac-limit N      MACs one port may own, 0 = no limit (default 1024)\n"
+		"  --fdb-capacity N   MACs in all (default 131072)\n"
+		"  --mbufs N          mbufs in the pool (default 32768)\n"
+		"  --port SOCKET[,client][,queues=N]\n"
+		"                     a vhost-user port for this run only (not saved)\n"
+		"  --check-config     parse the config file and exit\n"
+		"EAL: give at least two lcores (-l 0,1): the main lcore is the control\n"
+		"plane, every other lcore is a PMD. Pass --no-pci unless NICs are wanted.\n");
 }
 
 static int
-parse_port(struct fwd_conf *c, char *arg)
+parse_uint(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
-	struct hv_vhost_port_conf *p;
-	char *tok, *save = NULL;
-	unsigned int i = c->nb_ports;
+	char *end;
+	unsigned long long v;
 
-	if (i >= NB_PORTS) {
-		fprintf(stderr, "hvswitch: exactly %d --port options are needed\n", NB_PORTS);
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || s[0] == '-' || v < min || v > max) {
+		fprintf(stderr, "hvswitch: %s must be an integer %" PRIu64 "..%" PRIu64 "\n", opt,
+			min, max);
 		return -1;
 	}
-	p = &c->port[i];
-	snprintf(c->name[i], sizeof(c->name[i]), "port%u", i);
-	p->name = c->name[i];
-	p->mode = HV_VHOST_SERVER;
-	p->queue_pairs = 1;
-	p->path = strtok_r(arg, ",", &save);
-	while ((tok = strtok_r(NULL, ",", &save)) != NULL) {
-		char *end;
+	*out = v;
+	return 0;
+}
 
-		if (strcmp(tok, "client") == 0) {
-			p->mode = HV_VHOST_CLIENT;
-		} else if (strncmp(tok, "queues=", 7) == 0) {
-			unsigned long q = strtoul(tok + 7, &end, 10);
+static int
+parse_cli_port(struct options *o, char *arg)
+{
+	struct sw_port_conf *c;
+	char *tok, *save = NULL, *path;
 
-			if (*end != '\0' || q < 1 || q > HV_VHOST_MAX_QUEUE_PAIRS) {
-				fprintf(stderr, "hvswitch: queues must be 1..%d: %s\n",
-					HV_VHOST_MAX_QUEUE_PAIRS, tok);
-				return -1;
-			}
-			p->queue_pairs = (uint16_t)q;
-		} else {
-			fprintf(stderr, "hvswitch: unknown port option '%s'\n", tok);
-			return -1;
-		}
-	}
-	if (p->path == NULL) {
+	if (o->n_cli_ports == SW_MAX_PORTS)
+		return -1;
+	c = &o->cli_ports[o->n_cli_ports];
+	memset(c, 0, sizeof(*c));
+	c->type = SW_PORT_VHOST;
+	c->queues = 1;
+	c->pmd = -1;
+	snprintf(c->name, sizeof(c->name), "port%u", o->n_cli_ports);
+	path = strtok_r(arg, ",", &save);
+	if (path == NULL || strlen(path) >= sizeof(c->socket)) {
 		fprintf(stderr, "hvswitch: --port needs a socket path\n");
 		return -1;
 	}
-	c->nb_ports++;
-	return 0;
-}
+	snprintf(c->socket, sizeof(c->socket), "%s", path);
+	while ((tok = strtok_r(NULL, ",", &save)) != NULL) {
+		uint64_t q;
 
-static int
-parse_args(struct fwd_conf *c, int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{"port", required_argument, NULL, 'p'},
-		{"mbufs", required_argument, NULL, 'm'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	int opt;
-
-	c->nb_mbufs = 16384;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'p':
-			if (parse_port(c, optarg) != 0)
+		if (strcmp(tok, "client") == 0) {
+			c->client = true;
+		} else if (strncmp(tok, "queues=", 7) == 0) {
+			if (parse_uint("queues", tok + 7, 1, SW_MAX_QUEUES, &q) != 0)
 				return -1;
-			break;
-		case 'm': {
-			char *end;
-			unsigned long n = strtoul(optarg, &end, 10);
-
-			if (*end != '\0' || n < 1024 || n > (1u << 22)) {
-				fprintf(stderr, "hvswitch: --mbufs must be 1024..4194304\n");
-				return -1;
-			}
-			c->nb_mbufs = (unsigned int)n;
-			break;
-		}
-		case 'h':
-			usage(argv[0]);
-			exit(0);
-		default:
-			usage(argv[0]);
+			c->queues = (uint16_t)q;
+		} else {
+			fprintf(stderr, "hvswitch: unknown --port option '%s'\n", tok);
 			return -1;
 		}
 	}
-	if (c->nb_ports != NB_PORTS) {
-		fprintf(stderr, "hvswitch: exactly %d --port options are needed\n", NB_PORTS);
-		return -1;
+	o->n_cli_ports++;
+	return 0;
+}
+
+static int
+parse_args(struct options *o, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"run-dir", required_argument, NULL, 'r'},
+		{"group", required_argument, NULL, 'g'},
+		{"fdb-age", required_argument, NULL, 'a'},
+		{"mac-limit", required_argument, NULL, 'l'},
+		{"fdb-capacity", required_argument, NULL, 'f'},
+		{"mbufs", required_argument, NULL, 'm'},
+		{"port", required_argument, NULL, 'p'},
+		{"check-config", no_argument, NULL, 'k'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	uint64_t v;
+	int opt;
+
+	o->mbufs = 32768;
+	o->fdb_age_s = o->mac_limit = o->fdb_capacity = -1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			snprintf(sw.config_path, sizeof(sw.config_path), "%s", optarg);
+			break;
+		case 'r':
+			if (strlen(optarg) >= sizeof(sw.run_dir)) {
+				fprintf(stderr, "hvswitch: --run-dir too long\n");
+				return -1;
+			}
+			snprintf(sw.run_dir, sizeof(sw.run_dir), "%s", optarg);
+			break;
+		case 'g': {
+			struct group *g = getgrnam(optarg);
+
+			if (g == NULL) {
+				fprintf(stderr, "hvswitch: no group %s\n", optarg);
+				return -1;
+			}
+			sw.ctl_group = g->gr_gid;
+			break;
+		}
+		case 'a':
+			if (parse_uint("--fdb-age", optarg, 1, 86400 * 7, &v) != 0)
+				return -1;
+			o->fdb_age_s = (int64_t)v;
+			break;
+		case 'l':
+			if (parse_uint("--mac-limit", optarg, 0, 1u << 24, &v) != 0)
+				return -1;
+			o->mac_limit = (int64_t)v;
+			break;
+		case 'f':
+			if (parse_uint("--fdb-capacity", optarg, 1024, 1u << 24, &v) != 0)
+				return -1;
+			o->fdb_capacity = (int64_t)v;
+			break;
+		case 'm':
+			if (parse_uint("--mbufs", optarg, 2048, 1u << 22, &v) != 0)
+				return -1;
+			o->mbufs = (unsigned int)v;
+			break;
+		case 'p':
+			if (parse_cli_port(o, optarg) != 0)
+				return -1;
+			break;
+		case 'k':
+			o->check_config = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
 	}
-	if (c->port[0].queue_pairs != c->port[1].queue_pairs) {
-		fprintf(stderr, "hvswitch: both ports need the same number of queues\n");
+	if (optind < argc) {
+		fprintf(stderr, "hvswitch: unexpected argument '%s'\n", argv[optind]);
 		return -1;
 	}
 	return 0;
 }
 
-struct pmd {
-	struct hv_vhost_port *port[NB_PORTS];
-	uint16_t first_qp; /* this PMD serves queue pairs first_qp, first_qp + step, ... */
-	uint16_t step;
-	uint16_t nb_qp;
-};
+/* Command-line settings win over the config file's. */
+static void
+apply_cli_settings(const struct options *o)
+{
+	if (o->fdb_age_s >= 0)
+		sw.settings.fdb_age_s = (uint32_t)o->fdb_age_s;
+	if (o->mac_limit >= 0)
+		sw.settings.mac_limit = (uint32_t)o->mac_limit;
+	if (o->fdb_capacity >= 0)
+		sw.settings.fdb_capacity = (uint32_t)o->fdb_capacity;
+}
 
 static int
-pmd_main(void *arg)
+make_run_dir(void)
 {
-	const struct pmd *pmd = arg;
-	struct rte_mbuf *pkts[BURST];
-
-	HV_LOG(INFO, "PMD on lcore %u: queue pairs from %u step %u", rte_lcore_id(),
-	       pmd->first_qp, pmd->step);
-	while (!stop) {
-		for (uint16_t qp = pmd->first_qp; qp < pmd->nb_qp; qp += pmd->step) {
-			for (unsigned int from = 0; from < NB_PORTS; from++) {
-				uint16_t n = hv_vhost_rx_burst(pmd->port[from], qp, pkts, BURST);
-
-				if (n > 0)
-					hv_vhost_tx_burst(pmd->port[from ^ 1], qp, pkts, n);
-			}
-		}
+	if (mkdir(sw.run_dir, 0750) != 0 && errno != EEXIST) {
+		fprintf(stderr, "hvswitch: run dir %s: %s\n", sw.run_dir, strerror(errno));
+		return -1;
 	}
+	return 0;
+}
+
+static int
+start(struct options *o, struct sw_port_conf *ports, unsigned int n_ports)
+{
+	struct hv_fdb_conf fc;
+	char err[256];
+
+	sw.tsc_per_ms = rte_get_tsc_hz() / 1000;
+	if (sw_pmd_init() != 0) {
+		fprintf(stderr, "hvswitch: needs at least one worker lcore for a PMD (-l 0,1)\n");
+		return -1;
+	}
+	sw.mp = rte_pktmbuf_pool_create("hv_mbufs", o->mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+					rte_socket_id());
+	if (sw.mp == NULL) {
+		fprintf(stderr, "hvswitch: mbuf pool: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	fc = (struct hv_fdb_conf){
+		.capacity = sw.settings.fdb_capacity,
+		.max_ports = SW_MAX_PORTS,
+		.max_per_port = sw.settings.mac_limit,
+		.age_ms = (uint64_t)sw.settings.fdb_age_s * 1000,
+		.rcu = sw.rcu,
+		.socket = (int)rte_socket_id(),
+	};
+	sw.fdb = hv_fdb_create("hv_fdb", &fc);
+	if (sw.fdb == NULL) {
+		fprintf(stderr, "hvswitch: MAC table: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	if (hv_vhost_init() != 0) {
+		fprintf(stderr, "hvswitch: vhost control thread did not start\n");
+		return -1;
+	}
+	sw_view_publish();
+	pthread_mutex_lock(&sw.lock);
+	sw_config_add_ports(ports, n_ports);
+	for (unsigned int i = 0; i < o->n_cli_ports; i++) {
+		if (sw_port_add(&o->cli_ports[i], false, err, sizeof(err)) != 0) {
+			pthread_mutex_unlock(&sw.lock);
+			fprintf(stderr, "hvswitch: %s\n", err);
+			return -1;
+		}
+		sw_port_find(o->cli_ports[i].name)->ephemeral = true;
+	}
+	pthread_mutex_unlock(&sw.lock);
+	if (sw_telemetry_register() != 0)
+		HV_LOG(WARNING, "telemetry commands not registered");
 	return 0;
 }
 
 static void
-print_stats(struct hv_vhost_port *port, const char *name, uint16_t qps)
+stop(void)
 {
-	for (uint16_t v = 0; v < 2 * qps; v++) {
-		struct hv_vhost_vring_stats s;
+	sw_pmd_stop();
+	pthread_mutex_lock(&sw.lock);
+	sw_port_del_all();
+	pthread_mutex_unlock(&sw.lock);
+	hv_vhost_fini();
+	hv_fdb_free(sw.fdb);
+	rte_mempool_free(sw.mp);
+	rte_free(sw.rcu);
+}
 
-		if (hv_vhost_vring_stats(port, v, &s) != 0)
-			continue;
-		printf("%s vring %u (%s): packets %" PRIu64 " bytes %" PRIu64 " kicks %" PRIu64
-		       " irqs %" PRIu64 " suppressed %" PRIu64 " stops %" PRIu64, name, v,
-		       v & 1 ? "guest tx" : "guest rx", s.packets, s.bytes, s.kicks,
-		       s.irqs_sent, s.irqs_suppressed, s.stops);
-		for (int d = HV_VHOST_DROP__FIRST; d < HV_VHOST_DROP__MAX; d++)
-			if (s.drops[d])
-				printf(" %s %" PRIu64, hv_vhost_drop_name(d), s.drops[d]);
-		printf("\n");
+static void
+control_loop(struct hv_ctl_server *ctl)
+{
+	uint64_t next_age = sw_now_ms() + 1000;
+
+	while (!sw.stop) {
+		uint64_t now;
+
+		hv_ctl_server_poll(ctl, 10);
+		pthread_mutex_lock(&sw.lock);
+		hv_fdb_apply(sw.fdb);
+		now = sw_now_ms();
+		if (now >= next_age) {
+			hv_fdb_age(sw.fdb, now);
+			/* check ten times per age, at least once a second */
+			next_age = now + RTE_MIN(1000u, sw.settings.fdb_age_s * 100u);
+		}
+		pthread_mutex_unlock(&sw.lock);
 	}
 }
 
 int
 main(int argc, char **argv)
 {
-	struct fwd_conf conf = {0};
-	struct hv_vhost_port *ports[NB_PORTS] = {NULL};
-	struct pmd pmds[RTE_MAX_LCORE];
-	struct rte_mempool *mp;
-	unsigned int lcore, nb_workers, w = 0;
-	int rc = 1, n;
+	static struct options o;
+	struct hv_ctl_server *ctl = NULL;
+	struct sw_port_conf *ports = NULL;
+	unsigned int n_ports = 0;
+	char err[256];
+	int n, rc = 1;
 
 	n = rte_eal_init(argc, argv);
 	if (n < 0) {
 		fprintf(stderr, "hvswitch: EAL init failed: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
-	argc -= n;
-	argv += n;
-	if (parse_args(&conf, argc, argv) != 0)
+	if (parse_args(&o, argc - n, argv + n) != 0)
 		goto out_eal;
+	/* defaults, then the config file, then the command line */
+	if (sw_config_read(&ports, &n_ports, err, sizeof(err)) != 0) {
+		fprintf(stderr, "hvswitch: %s\n", err);
+		goto out_eal;
+	}
+	apply_cli_settings(&o);
+	if (o.check_config) {
+		printf("hvswitch: %s: %u port(s), settings valid\n", sw.config_path, n_ports);
+		rc = 0;
+		goto out_eal;
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-
-	mp = rte_pktmbuf_pool_create("hv_mbufs", conf.nb_mbufs, 256, 0,
-				     RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
-	if (mp == NULL) {
-		fprintf(stderr, "hvswitch: mbuf pool: %s\n", rte_strerror(rte_errno));
+	signal(SIGPIPE, SIG_IGN);
+	if (make_run_dir() != 0)
+		goto out_eal;
+	/* first the control socket: a second hvswitch on this run dir stops here */
+	ctl = sw_ctl_start(err, sizeof(err));
+	if (ctl == NULL) {
+		fprintf(stderr, "hvswitch: control socket: %s\n", err);
 		goto out_eal;
 	}
-	if (hv_vhost_init() != 0) {
-		fprintf(stderr, "hvswitch: vhost control thread did not start\n");
-		goto out_pool;
-	}
-	for (unsigned int i = 0; i < NB_PORTS; i++) {
-		conf.port[i].mp = mp;
-		ports[i] = hv_vhost_port_create(&conf.port[i]);
-		if (ports[i] == NULL) {
-			fprintf(stderr, "hvswitch: port %s: %s\n", conf.port[i].path,
-				strerror(rte_errno));
-			goto out_ports;
-		}
-	}
-
-	nb_workers = rte_lcore_count() > 1 ? rte_lcore_count() - 1 : 1;
-	RTE_LCORE_FOREACH_WORKER(lcore) {
-		struct pmd *p = &pmds[w];
-
-		*p = (struct pmd){.port = {ports[0], ports[1]}, .first_qp = w,
-				  .step = nb_workers, .nb_qp = conf.port[0].queue_pairs};
-		rte_eal_remote_launch(pmd_main, p, lcore);
-		w++;
-	}
-	printf("hvswitch: forwarding between %s and %s on %u PMD lcore(s)\n",
-	       conf.port[0].path, conf.port[1].path, w ? w : 1);
+	if (start(&o, ports, n_ports) != 0)
+		goto out_stop;
+	sw_pmd_launch();
+	printf("hvswitch %s: %u PMD(s), control socket %s/hvswitch.sock\n", HV_VERSION,
+	       sw.n_pmds, sw.run_dir);
 	fflush(stdout);
-	if (w == 0) {
-		/* no worker lcore: the main lcore polls */
-		pmds[0] = (struct pmd){.port = {ports[0], ports[1]}, .first_qp = 0, .step = 1,
-				       .nb_qp = conf.port[0].queue_pairs};
-		pmd_main(&pmds[0]);
-	} else {
-		/* the main lcore sleeps: it may share its CPU with other work */
-		while (!stop)
-			usleep(100 * 1000);
-		rte_eal_mp_wait_lcore();
-	}
-	for (unsigned int i = 0; i < NB_PORTS; i++)
-		print_stats(ports[i], conf.port[i].name, conf.port[i].queue_pairs);
+	control_loop(ctl);
+	HV_LOG(INFO, "stopping");
 	rc = 0;
-out_ports:
-	for (unsigned int i = 0; i < NB_PORTS; i++)
-		hv_vhost_port_destroy(ports[i]);
-	hv_vhost_fini();
-out_pool:
-	rte_mempool_free(mp);
+out_stop:
+	stop();
+	hv_ctl_server_destroy(ctl);
 out_eal:
+	free(ports);
 	rte_eal_cleanup();
 	return rc;
 }

@@ -18,12 +18,16 @@
 int hv_vhost_vnet_hdr_offset = -1;
 uint64_t hv_vhost_vnet_hdr_flag;
 
+static inline struct hv_vhost_vnet_hdr *
+vnet_hdr(struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, hv_vhost_vnet_hdr_offset, struct hv_vhost_vnet_hdr *);
+}
+
 struct hv_vhost_vnet_hdr *
 hv_vhost_mbuf_vnet_hdr(struct rte_mbuf *m)
 {
-	if (hv_vhost_vnet_hdr_offset < 0)
-		return NULL;
-	return RTE_MBUF_DYNFIELD(m, hv_vhost_vnet_hdr_offset, struct hv_vhost_vnet_hdr *);
+	return hv_vhost_vnet_hdr_offset < 0 ? NULL : vnet_hdr(m);
 }
 
 void
@@ -147,7 +151,7 @@ hv_vhost_irq_signal(struct hv_vhost_port *port, uint16_t vring)
 /* ---- copies between chains and mbufs ---- */
 
 /* Copy @len bytes from the chain, starting at byte @off, into @dst. */
-static uint32_t
+static inline uint32_t
 chain_read(const struct hv_chain *c, uint32_t off, void *dst, uint32_t len)
 {
 	uint8_t *d = dst;
@@ -258,14 +262,19 @@ dequeue_one(struct hv_vhost_port *port, struct hv_vring *vr, const struct hv_cha
 	if (pkt_len > HV_VHOST_MAX_PKT_LEN)
 		return HV_VHOST_DROP_TOO_LONG;
 	/* One copy of the header, checked, then used: the guest may change its own. */
-	chain_read(c, 0, &h, port->hdr_size);
+	if (likely(c->iov[0].len >= port->hdr_size))
+		memcpy(&h, c->iov[0].base, sizeof(h) - sizeof(h.num_buffers));
+	else
+		chain_read(c, 0, &h, port->hdr_size);
 	if (!tx_hdr_ok(port, &h, pkt_len))
 		return HV_VHOST_DROP_BAD_HEADER;
 	rc = chain_to_mbuf(port, c, m);
 	if (rc != 0)
 		return rc;
-	if (hv_vhost_vnet_hdr_offset >= 0) {
-		struct hv_vhost_vnet_hdr *mh = hv_vhost_mbuf_vnet_hdr(m);
+	/* offload metadata only when the guest asked for an offload (the flag says so) */
+	if ((h.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM || h.gso_type) &&
+	    hv_vhost_vnet_hdr_offset >= 0) {
+		struct hv_vhost_vnet_hdr *mh = vnet_hdr(m);
 
 		mh->flags = h.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM;
 		mh->gso_type = h.gso_type;
@@ -273,8 +282,7 @@ dequeue_one(struct hv_vhost_port *port, struct hv_vring *vr, const struct hv_cha
 		mh->gso_size = h.gso_size;
 		mh->csum_start = h.csum_start;
 		mh->csum_offset = h.csum_offset;
-		if (mh->flags || mh->gso_type)
-			m->ol_flags |= hv_vhost_vnet_hdr_flag;
+		m->ol_flags |= hv_vhost_vnet_hdr_flag;
 	}
 	vr->stats.bytes += pkt_len;
 	return 0;
@@ -308,7 +316,7 @@ hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 		struct rte_mbuf *m = pkts[count];
 		int rc;
 
-		rc = hv_vring_walk(vr->desc, vr->size, &port->mem, &vr->mem_hint, head, false,
+		rc = hv_vring_walk_fast(vr->desc, vr->size, &port->mem, &vr->mem_hint, head, false,
 				   port->indirect, &chain);
 		if (unlikely(rc != 0 && hv_vring_error_is_fatal(rc))) {
 			vring_break(port, vr, rc);
@@ -423,7 +431,7 @@ rx_hdr_fill(const struct hv_vhost_port *port, struct rte_mbuf *m, struct virtio_
 	memset(h, 0, sizeof(*h));
 	if (likely(!(m->ol_flags & hv_vhost_vnet_hdr_flag) || hv_vhost_vnet_hdr_offset < 0))
 		return true;
-	mh = hv_vhost_mbuf_vnet_hdr(m);
+	mh = vnet_hdr(m);
 	gso = mh->gso_type & ~VIRTIO_NET_HDR_GSO_ECN;
 	if ((mh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) &&
 	    !(port->features & HV_VHOST_F_GUEST_CSUM))
@@ -478,7 +486,7 @@ enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
 		if (a == pos->end)
 			return HV_VHOST_DROP_NO_BUFFER;
 		head = avail_entry(vr, a);
-		rc = hv_vring_walk(vr->desc, vr->size, &port->mem, &vr->mem_hint, head, true,
+		rc = hv_vring_walk_fast(vr->desc, vr->size, &port->mem, &vr->mem_hint, head, true,
 				   port->indirect, chain);
 		if (rc != 0)
 			return hv_vring_error_is_fatal(rc) ? rc : HV_VHOST_DROP_BAD_CHAIN;
@@ -488,7 +496,20 @@ enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
 			/* without mergeable buffers the frame must fit one chain */
 			if (!port->mrg_rxbuf && chain->len < need)
 				return HV_VHOST_DROP_TOO_LONG;
-			writer_put(&w, (const uint8_t *)&h, port->hdr_size);
+			if (port->hdr_size == sizeof(h))
+				h.num_buffers = 1;
+			if (likely(chain->iov[0].len >= port->hdr_size)) {
+				/* the usual case: the header in one piece */
+				memcpy(chain->iov[0].base, &h, port->hdr_size);
+				w.off = port->hdr_size;
+				w.written = port->hdr_size;
+				if (w.off == chain->iov[0].len) {
+					w.i = 1;
+					w.off = 0;
+				}
+			} else {
+				writer_put(&w, (const uint8_t *)&h, port->hdr_size);
+			}
 			if (port->hdr_size == sizeof(h)) {
 				nb_lo = chain_byte(chain, offsetof(struct virtio_net_hdr, num_buffers));
 				nb_hi = chain_byte(chain, offsetof(struct virtio_net_hdr, num_buffers) + 1);
@@ -500,7 +521,7 @@ enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
 		nbufs++;
 		need -= w.written;
 	} while (need > 0);
-	if (nb_lo != NULL) {
+	if (nb_lo != NULL && nbufs > 1) {
 		*nb_lo = nbufs & 0xff;
 		*nb_hi = nbufs >> 8;
 	}

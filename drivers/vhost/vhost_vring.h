@@ -9,6 +9,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
+
+#include <rte_atomic.h>
 
 #include "hv_vhost.h"
 #include "vhost_mem.h"
@@ -41,6 +44,36 @@ struct hv_chain {
 int hv_vring_walk(const struct vring_desc *desc, uint16_t size,
 		  const struct hv_mem *mem, uint32_t *hint, uint16_t head,
 		  bool writable, bool indirect_ok, struct hv_chain *c);
+
+/*
+ * hv_vring_walk() with the common case inline: one direct descriptor lying in
+ * the region last hit. Anything else goes through the full walker.
+ */
+static inline int
+hv_vring_walk_fast(const struct vring_desc *desc, uint16_t size, const struct hv_mem *mem,
+		   uint32_t *hint, uint16_t head, bool writable, bool indirect_ok,
+		   struct hv_chain *c)
+{
+	const struct hv_mem_region *r;
+	struct vring_desc d;
+
+	if (likely(head < size && *hint < mem->n)) {
+		memcpy(&d, &desc[head], sizeof(d));
+		rte_compiler_barrier();
+		r = &mem->r[*hint];
+		if (likely(!(d.flags & (VRING_DESC_F_NEXT | VRING_DESC_F_INDIRECT)) &&
+			   !!(d.flags & VRING_DESC_F_WRITE) == writable && d.len > 0 &&
+			   d.addr - r->gpa < r->size && d.len <= r->size - (d.addr - r->gpa))) {
+			c->head = head;
+			c->n_iov = 1;
+			c->len = d.len;
+			c->iov[0].base = r->hva + (d.addr - r->gpa);
+			c->iov[0].len = d.len;
+			return d.len <= HV_CHAIN_MAX_LEN ? 0 : HV_VHOST_DROP_TOO_LONG;
+		}
+	}
+	return hv_vring_walk(desc, size, mem, hint, head, writable, indirect_ok, c);
+}
 
 /* Whether a walk error means the ring itself is corrupt (stop it), not one frame. */
 static inline bool

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The config file: settings and ports, as JSON. Every change made through
+ * the control socket is written back atomically (temp file, fsync, rename),
+ * so a restart brings the same ports back.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hv_ctl.h"
+#include "hv_log.h"
+#include "sw.h"
+
+#define CONFIG_MAX (1 << 20)
+
+static const char *const port_keys[] = {"name", "type", "socket", "mode", "queues", "vlan",
+					"trunk", "devargs", "pmd", NULL};
+
+int
+sw_port_conf_from_json(const cJSON *j, const char *cmd, struct sw_port_conf *c, char *err,
+		       size_t errlen)
+{
+	const char *name = NULL, *type = "vhost-user", *sock = NULL, *mode = NULL, *dev = NULL;
+	uint64_t queues = 1, vlan = 0, pmd = 0;
+	bool trunk = false;
+	int has_pmd;
+
+	memset(c, 0, sizeof(*c));
+	if (hv_ctl_args_check(j, cmd, port_keys, err, errlen) != 0 ||
+	    hv_ctl_arg_str(j, cmd, "name", true, SW_NAME_MAX - 1, &name, err, errlen) < 0 ||
+	    hv_ctl_arg_str(j, cmd, "type", false, 16, &type, err, errlen) < 0 ||
+	    hv_ctl_arg_str(j, cmd, "socket", false, sizeof(c->socket) - 1, &sock, err, errlen) < 0 ||
+	    hv_ctl_arg_str(j, cmd, "mode", false, 8, &mode, err, errlen) < 0 ||
+	    hv_ctl_arg_str(j, cmd, "devargs", false, sizeof(c->devargs) - 1, &dev, err, errlen) < 0 ||
+	    hv_ctl_arg_uint(j, cmd, "queues", false, 1, SW_MAX_QUEUES, &queues, err, errlen) < 0 ||
+	    hv_ctl_arg_uint(j, cmd, "vlan", false, 0, SW_VLAN_MAX, &vlan, err, errlen) < 0 ||
+	    hv_ctl_arg_bool(j, cmd, "trunk", false, &trunk, err, errlen) < 0 ||
+	    (has_pmd = hv_ctl_arg_uint(j, cmd, "pmd", false, 0, SW_MAX_PMDS - 1, &pmd, err,
+				       errlen)) < 0)
+		return -1;
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	if (strcmp(type, "vhost-user") == 0) {
+		c->type = SW_PORT_VHOST;
+	} else if (strcmp(type, "ethdev") == 0) {
+		c->type = SW_PORT_ETHDEV;
+	} else {
+		snprintf(err, errlen, "%s: 'type' must be vhost-user or ethdev", cmd);
+		return -1;
+	}
+	if (mode != NULL && strcmp(mode, "server") != 0 && strcmp(mode, "client") != 0) {
+		snprintf(err, errlen, "%s: 'mode' must be server or client", cmd);
+		return -1;
+	}
+	if (c->type == SW_PORT_ETHDEV && (sock != NULL || mode != NULL)) {
+		snprintf(err, errlen, "%s: 'socket' and 'mode' are for vhost-user ports", cmd);
+		return -1;
+	}
+	if (c->type == SW_PORT_VHOST && dev != NULL) {
+		snprintf(err, errlen, "%s: 'devargs' is for ethdev ports", cmd);
+		return -1;
+	}
+	if (trunk && vlan != 0) {
+		snprintf(err, errlen, "%s: a trunk carries every VLAN: no 'vlan' with it", cmd);
+		return -1;
+	}
+	c->client = mode != NULL && strcmp(mode, "client") == 0;
+	if (sock != NULL)
+		snprintf(c->socket, sizeof(c->socket), "%s", sock);
+	if (dev != NULL)
+		snprintf(c->devargs, sizeof(c->devargs), "%s", dev);
+	c->queues = (uint16_t)queues;
+	c->vlan = (uint16_t)vlan;
+	c->trunk = trunk;
+	c->pmd = has_pmd == 1 ? (int)pmd : -1;
+	return 0;
+}
+
+cJSON *
+sw_port_conf_to_json(const struct sw_port_conf *c)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "name", c->name);
+	if (c->type == SW_PORT_VHOST) {
+		cJSON_AddStringToObject(o, "type", "vhost-user");
+		cJSON_AddStringToObject(o, "socket", c->socket);
+		cJSON_AddStringToObject(o, "mode", c->client ? "client" : "server");
+	} else {
+		cJSON_AddStringToObject(o, "type", "ethdev");
+		cJSON_AddStringToObject(o, "devargs", c->devargs);
+	}
+	cJSON_AddNumberToObject(o, "queues", c->queues);
+	cJSON_AddNumberToObject(o, "vlan", c->vlan);
+	if (c->trunk)
+		cJSON_AddBoolToObject(o, "trunk", true);
+	if (c->pmd >= 0)
+		cJSON_AddNumberToObject(o, "pmd", c->pmd);
+	return o;
+}
+
+static char *
+read_file(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	size_t n;
+
+	if (f == NULL) {
+		snprintf(err, errlen, "config %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	buf = malloc(CONFIG_MAX + 1);
+	n = buf ? fread(buf, 1, CONFIG_MAX + 1, f) : 0;
+	fclose(f);
+	if (buf == NULL || n > CONFIG_MAX) {
+		snprintf(err, errlen, "config %s: larger than %d bytes", path, CONFIG_MAX);
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+static int
+settings_from_json(const cJSON *s, char *err, size_t errlen)
+{
+	static const char *const keys[] = {"fdb_age_s", "mac_limit", "fdb_capacity", NULL};
+	uint64_t age = sw.settings.fdb_age_s, limit = sw.settings.mac_limit;
+	uint64_t cap = sw.settings.fdb_capacity;
+
+	if (s == NULL)
+		return 0;
+	if (hv_ctl_args_check(s, "config settings", keys, err, errlen) != 0 ||
+	    hv_ctl_arg_uint(s, "config settings", "fdb_age_s", false, 1, 86400 * 7, &age, err,
+			    errlen) < 0 ||
+	    hv_ctl_arg_uint(s, "config settings", "mac_limit", false, 0, 1u << 24, &limit, err,
+			    errlen) < 0 ||
+	    hv_ctl_arg_uint(s, "config settings", "fdb_capacity", false, 1024, 1u << 24, &cap, err,
+			    errlen) < 0)
+		return -1;
+	sw.settings.fdb_age_s = (uint32_t)age;
+	sw.settings.mac_limit = (uint32_t)limit;
+	sw.settings.fdb_capacity = (uint32_t)cap;
+	return 0;
+}
+
+/*
+ * Read the settings, and the ports into @ports (count in @n). A missing file
+ * is an empty configuration; a malformed one is an error (nothing is changed).
+ */
+static int
+parse(struct sw_port_conf *ports, unsigned int *n, char *err, size_t errlen)
+{
+	cJSON *root, *list, *it;
+	char *text;
+	int rc = -1;
+
+	*n = 0;
+	if (access(sw.config_path, F_OK) != 0)
+		return 0;
+	text = read_file(sw.config_path, err, errlen);
+	if (text == NULL)
+		return -1;
+	root = cJSON_Parse(text);
+	free(text);
+	if (!cJSON_IsObject(root)) {
+		snprintf(err, errlen, "config %s: not a JSON object", sw.config_path);
+		goto out;
+	}
+	if (settings_from_json(cJSON_GetObjectItemCaseSensitive(root, "settings"), err,
+			       errlen) != 0)
+		goto out;
+	list = cJSON_GetObjectItemCaseSensitive(root, "ports");
+	if (list != NULL && !cJSON_IsArray(list)) {
+		snprintf(err, errlen, "config %s: 'ports' must be an array", sw.config_path);
+		goto out;
+	}
+	cJSON_ArrayForEach(it, list) {
+		if (*n == SW_MAX_PORTS) {
+			snprintf(err, errlen, "config %s: more than %d ports", sw.config_path,
+				 SW_MAX_PORTS);
+			goto out;
+		}
+		if (sw_port_conf_from_json(it, "config port", &ports[*n], err, errlen) != 0)
+			goto out;
+		(*n)++;
+	}
+	rc = 0;
+out:
+	cJSON_Delete(root);
+	return rc;
+}
+
+static struct sw_port_conf *
+conf_buf(void)
+{
+	return calloc(SW_MAX_PORTS, sizeof(struct sw_port_conf));
+}
+
+int
+sw_config_read(struct sw_port_conf **ports, unsigned int *n, char *err, size_t errlen)
+{
+	*ports = conf_buf();
+	if (*ports == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (parse(*ports, n, err, errlen) != 0) {
+		free(*ports);
+		*ports = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+void
+sw_config_add_ports(const struct sw_port_conf *ports, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		char perr[256];
+
+		/* a port that cannot open now stays configured, shown in error */
+		if (sw_port_add(&ports[i], true, perr, sizeof(perr)) != 0)
+			HV_LOG(ERR, "config: %s", perr);
+	}
+	HV_LOG(INFO, "config %s: %u port(s)", sw.config_path, n);
+}
+
+int
+sw_config_save(char *err, size_t errlen)
+{
+	char tmp[sizeof(sw.config_path) + 8];
+	cJSON *root = cJSON_CreateObject(), *s, *list;
+	char *text;
+	int fd, rc = -1;
+	size_t len;
+
+	s = cJSON_AddObjectToObject(root, "settings");
+	cJSON_AddNumberToObject(s, "fdb_age_s", sw.settings.fdb_age_s);
+	cJSON_AddNumberToObject(s, "mac_limit", sw.settings.mac_limit);
+	cJSON_AddNumberToObject(s, "fdb_capacity", sw.settings.fdb_capacity);
+	list = cJSON_AddArrayToObject(root, "ports");
+	for (uint16_t i = 0; i < SW_MAX_PORTS; i++)
+		if (sw.ports[i] != NULL && !sw.ports[i]->ephemeral)
+			cJSON_AddItemToArray(list, sw_port_conf_to_json(&sw.ports[i]->conf));
+	text = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (text == NULL) {
+		snprintf(err, errlen, "config: out of memory");
+		return -1;
+	}
+	len = strlen(text);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", sw.config_path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1 ||
+	    fsync(fd) != 0) {
+		snprintf(err, errlen, "config %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (rename(tmp, sw.config_path) != 0) {
+		snprintf(err, errlen, "config %s: %s", sw.config_path, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (rc != 0)
+		unlink(tmp);
+	free(text);
+	return rc;
+}

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The switching step of a PMD: classify a burst into broadcast domains,
+ * learn sources, look destinations up, and hand each frame to its port(s) in
+ * the form that port takes (802.1Q tag pushed for trunks, popped for access
+ * ports). Bursts of up to 32; no locks unless a destination has fewer TX
+ * queues than there are PMDs.
+ */
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include "sw.h"
+
+static const char *const drop_names[] = {
+#define SW_X(id, name) [SW_DROP_##id] = name,
+	SW_DROP_REASONS(SW_X)
+#undef SW_X
+};
+
+const char *
+sw_drop_name(enum sw_drop d)
+{
+	return (unsigned int)d < SW_DROP__MAX ? drop_names[d] : "unknown";
+}
+
+/* Frames waiting for one destination port, flushed at the end of a burst. */
+struct txbuf {
+	uint16_t n;
+	struct rte_mbuf *pkts[SW_BURST];
+};
+
+struct l2_ctx {
+	struct sw_pmd *pmd;
+	const struct sw_view *view;
+	struct txbuf tx[SW_MAX_PORTS];
+	uint16_t dirty[SW_MAX_PORTS]; /* ports with frames in tx[] */
+	uint16_t n_dirty;
+};
+
+/* One context per PMD: too large for the stack, used by one thread only. */
+static struct l2_ctx ctxs[SW_MAX_PMDS];
+
+static inline void
+count_drop(struct sw_pmd *pmd, struct sw_port *p, enum sw_drop why, uint32_t n)
+{
+	p->cnt[pmd->id].drops[why] += n;
+}
+
+static void
+tx_flush(struct l2_ctx *c, uint16_t idx)
+{
+	struct txbuf *b = &c->tx[idx];
+	struct sw_port *p = c->view->ports[idx];
+	uint16_t q = (uint16_t)(c->pmd->id % p->conf.queues);
+	uint32_t bytes = 0;
+	uint16_t n = b->n, sent;
+
+	for (uint16_t i = 0; i < n; i++)
+		bytes += b->pkts[i]->pkt_len;
+	if (unlikely(p->txq_shared))
+		rte_spinlock_lock(&p->txq_lock[q]);
+	sent = p->ops->tx(p, q, b->pkts, n);
+	if (unlikely(p->txq_shared))
+		rte_spinlock_unlock(&p->txq_lock[q]);
+	/* delivered bytes are approximate when some were not: count frames exactly */
+	p->cnt[c->pmd->id].tx_packets += sent;
+	p->cnt[c->pmd->id].tx_bytes += sent == n ? bytes : (uint64_t)bytes * sent / n;
+	if (sent < n)
+		count_drop(c->pmd, p, SW_DROP_TX_FULL, n - sent);
+	b->n = 0;
+}
+
+static inline void
+tx_enqueue(struct l2_ctx *c, uint16_t idx, struct rte_mbuf *m)
+{
+	struct txbuf *b = &c->tx[idx];
+
+	if (b->n == 0)
+		c->dirty[c->n_dirty++] = idx;
+	b->pkts[b->n++] = m;
+	if (b->n == SW_BURST) {
+		tx_flush(c, idx);
+		/* still listed as dirty: flushing an empty buffer later is a no-op */
+	}
+}
+
+static void
+tx_flush_all(struct l2_ctx *c)
+{
+	for (uint16_t i = 0; i < c->n_dirty; i++)
+		if (c->tx[c->dirty[i]].n > 0)
+			tx_flush(c, c->dirty[i]);
+	c->n_dirty = 0;
+}
+
+/* Whether a frame of domain @vlan may leave through @p. */
+static inline bool
+port_in_domain(const struct sw_port *p, uint16_t vlan)
+{
+	return p->conf.trunk || p->conf.vlan == vlan;
+}
+
+/* Does the frame need its tag pushed (1), popped (-1), or nothing (0) for @out? */
+static inline int
+tag_change(const struct sw_port *out, uint16_t vlan, bool tagged)
+{
+	if (out->conf.trunk)
+		return (vlan != 0 && !tagged) ? 1 : 0;
+	return tagged ? -1 : 0;
+}
+
+/* Apply a tag change to a frame we own alone; false if it could not be done. */
+static bool
+retag(struct rte_mbuf *m, int change, uint16_t vlan)
+{
+	if (change > 0) {
+		m->vlan_tci = vlan;
+		return rte_vlan_insert(&m) == 0;
+	}
+	if (change < 0)
+		return rte_vlan_strip(m) == 0;
+	return true;
+}
+
+/* Send @m to port @idx in that port's form. @m is consumed. */
+static void
+deliver(struct l2_ctx *c, uint16_t idx, struct rte_mbuf *m, uint16_t vlan, bool tagged)
+{
+	struct sw_port *out = c->view->ports[idx];
+	int change = tag_change(out, vlan, tagged);
+
+	if (change != 0 && !retag(m, change, vlan)) {
+		count_drop(c->pmd, out, SW_DROP_NO_MBUF, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	tx_enqueue(c, idx, m);
+}
+
+/* Every port of the domain but @in gets the frame. @m is consumed. */
+static void
+flood(struct l2_ctx *c, struct sw_port *in, struct rte_mbuf *m, uint16_t vlan, bool tagged)
+{
+	const struct sw_view *v = c->view;
+	uint16_t targets[SW_MAX_PORTS], n = 0;
+
+	for (uint16_t i = 0; i < v->n_ports; i++) {
+		const struct sw_port *p = v->ports[v->active[i]];
+
+		if (p != in && port_in_domain(p, vlan))
+			targets[n++] = v->active[i];
+	}
+	if (n == 0) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	for (uint16_t i = 0; i + 1 < n; i++) {
+		struct sw_port *out = v->ports[targets[i]];
+		struct rte_mbuf *copy;
+
+		if (tag_change(out, vlan, tagged) == 0) {
+			/* the same bytes: share the mbuf, each port drops one reference */
+			rte_mbuf_refcnt_update(m, 1);
+			tx_enqueue(c, targets[i], m);
+			continue;
+		}
+		copy = rte_pktmbuf_copy(m, sw.mp, 0, UINT32_MAX);
+		if (copy == NULL) {
+			count_drop(c->pmd, out, SW_DROP_NO_MBUF, 1);
+			continue;
+		}
+		deliver(c, targets[i], copy, vlan, tagged);
+	}
+	/* the last target takes our own reference; retag needs it unshared */
+	if (rte_mbuf_refcnt_read(m) > 1 && tag_change(v->ports[targets[n - 1]], vlan, tagged) != 0) {
+		struct rte_mbuf *copy = rte_pktmbuf_copy(m, sw.mp, 0, UINT32_MAX);
+
+		rte_pktmbuf_free(m);
+		if (copy == NULL) {
+			count_drop(c->pmd, v->ports[targets[n - 1]], SW_DROP_NO_MBUF, 1);
+			return;
+		}
+		m = copy;
+	}
+	deliver(c, targets[n - 1], m, vlan, tagged);
+}
+
+void
+sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
+	    struct rte_mbuf **pkts, uint16_t n, uint64_t now_ms)
+{
+	struct l2_ctx *c = &ctxs[pmd->id];
+	struct hv_fdb_key keys[2][SW_BURST];
+	const struct hv_fdb_key *src[SW_BURST], *dst[SW_BURST];
+	struct rte_mbuf *keep[SW_BURST];
+	uint16_t vlan[SW_BURST], out[SW_BURST];
+	bool tagged[SW_BURST], unicast[SW_BURST];
+	struct sw_counters *cnt = &in->cnt[pmd->id];
+	uint16_t k = 0, nsrc = 0, ndst = 0;
+
+	c->pmd = pmd;
+	c->view = view;
+	cnt->rx_packets += n;
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const struct rte_ether_hdr *eth;
+		uint16_t dom;
+		bool tag;
+
+		cnt->rx_bytes += m->pkt_len;
+		/* the Ethernet header (and a tag) must be contiguous to be read */
+		if (unlikely(m->pkt_len < sizeof(struct rte_ether_hdr) ||
+			     (m->data_len < RTE_MIN(m->pkt_len, 18u) &&
+			      rte_pktmbuf_linearize(m) != 0))) {
+			count_drop(pmd, in, SW_DROP_RUNT, 1);
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+		if (unlikely(!rte_is_unicast_ether_addr(&eth->src_addr))) {
+			count_drop(pmd, in, SW_DROP_BAD_SRC, 1);
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		tag = eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+		if (tag && in->conf.trunk && m->data_len < 18) {
+			count_drop(pmd, in, SW_DROP_RUNT, 1);
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		if (in->conf.trunk) {
+			dom = tag ? (rte_be_to_cpu_16(((const struct rte_vlan_hdr *)(eth + 1))->vlan_tci) &
+				     0xfff) :
+				    0;
+		} else if (tag && in->conf.vlan != 0) {
+			/* an access port's guest may not pick its VLAN */
+			count_drop(pmd, in, SW_DROP_VLAN, 1);
+			rte_pktmbuf_free(m);
+			continue;
+		} else {
+			/* untagged domain: a tag, if any, is just payload */
+			dom = in->conf.vlan;
+			tag = false;
+		}
+		keys[0][k].mac = eth->src_addr;
+		keys[0][k].vlan = dom;
+		keys[1][k].mac = eth->dst_addr;
+		keys[1][k].vlan = dom;
+		src[nsrc++] = &keys[0][k];
+		unicast[k] = rte_is_unicast_ether_addr(&eth->dst_addr);
+		if (unicast[k])
+			dst[ndst++] = &keys[1][k];
+		vlan[k] = dom;
+		tagged[k] = tag;
+		keep[k++] = m;
+	}
+	if (k == 0)
+		return;
+	hv_fdb_learn_bulk(sw.fdb, src, nsrc, in->idx, now_ms);
+	{
+		uint16_t found[SW_BURST];
+
+		hv_fdb_lookup_bulk(sw.fdb, dst, ndst, found);
+		for (uint16_t i = 0, j = 0; i < k; i++)
+			out[i] = unicast[i] ? found[j++] : HV_FDB_PORT_NONE;
+	}
+	for (uint16_t i = 0; i < k; i++) {
+		uint16_t o = out[i];
+
+		/* unknown, gone, or (after a VLAN change) no longer in the domain: flood */
+		if (o == HV_FDB_PORT_NONE || view->ports[o] == NULL ||
+		    !port_in_domain(view->ports[o], vlan[i])) {
+			flood(c, in, keep[i], vlan[i], tagged[i]);
+		} else if (view->ports[o] == in) {
+			count_drop(pmd, in, SW_DROP_SAME_PORT, 1);
+			rte_pktmbuf_free(keep[i]);
+		} else {
+			deliver(c, o, keep[i], vlan[i], tagged[i]);
+		}
+	}
+	tx_flush_all(c);
+}

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The port registry: add, remove and change ports while traffic flows. */
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "hv_log.h"
+#include "sw.h"
+
+struct sw_port *
+sw_port_find(const char *name)
+{
+	for (uint16_t i = 0; i < SW_MAX_PORTS; i++)
+		if (sw.ports[i] != NULL && strcmp(sw.ports[i]->conf.name, name) == 0)
+			return sw.ports[i];
+	return NULL;
+}
+
+static bool
+name_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n >= SW_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char ch = name[i];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '-' || ch == '_' || ch == '.'))
+			return false;
+	}
+	return true;
+}
+
+static int
+conf_check(struct sw_port_conf *c, char *err, size_t errlen)
+{
+	if (!name_ok(c->name)) {
+		snprintf(err, errlen, "port name '%s': 1-%d characters of [A-Za-z0-9._-]", c->name,
+			 SW_NAME_MAX - 1);
+		return -1;
+	}
+	if (sw_port_find(c->name) != NULL) {
+		snprintf(err, errlen, "port %s already exists", c->name);
+		return -1;
+	}
+	if (c->queues < 1 || c->queues > SW_MAX_QUEUES) {
+		snprintf(err, errlen, "port %s: queues must be 1..%d", c->name, SW_MAX_QUEUES);
+		return -1;
+	}
+	if (c->vlan > SW_VLAN_MAX || (c->trunk && c->vlan != 0)) {
+		snprintf(err, errlen, "port %s: vlan must be 0..%d (and 0 on a trunk)", c->name,
+			 SW_VLAN_MAX);
+		return -1;
+	}
+	if (c->pmd >= (int)sw.n_pmds) {
+		snprintf(err, errlen, "port %s: pmd must be 0..%u", c->name, sw.n_pmds - 1);
+		return -1;
+	}
+	if (c->type == SW_PORT_VHOST) {
+		if (c->socket[0] == '\0' &&
+		    (size_t)snprintf(c->socket, sizeof(c->socket), "%s/%s.sock", sw.run_dir,
+				     c->name) >= sizeof(c->socket)) {
+			snprintf(err, errlen, "port %s: socket path too long", c->name);
+			return -1;
+		}
+		for (uint16_t i = 0; i < SW_MAX_PORTS; i++) {
+			const struct sw_port *o = sw.ports[i];
+
+			if (o != NULL && o->conf.type == SW_PORT_VHOST &&
+			    strcmp(o->conf.socket, c->socket) == 0) {
+				snprintf(err, errlen, "port %s: socket %s is port %s's", c->name,
+					 c->socket, o->conf.name);
+				return -1;
+			}
+		}
+	} else if (c->devargs[0] == '\0') {
+		snprintf(err, errlen, "port %s: an ethdev port needs devargs", c->name);
+		return -1;
+	}
+	return 0;
+}
+
+int
+sw_port_add(const struct sw_port_conf *conf, bool keep_on_error, char *err, size_t errlen)
+{
+	struct sw_port_conf c = *conf;
+	struct sw_port *p;
+	int idx = -1;
+
+	if (conf_check(&c, err, errlen) != 0)
+		return -1;
+	for (int i = 0; i < SW_MAX_PORTS; i++) {
+		if (sw.ports[i] == NULL) {
+			idx = i;
+			break;
+		}
+	}
+	if (idx < 0) {
+		snprintf(err, errlen, "port %s: the switch has %d ports already", c.name,
+			 SW_MAX_PORTS);
+		return -1;
+	}
+	p = rte_zmalloc("sw_port", sizeof(*p), RTE_CACHE_LINE_SIZE);
+	if (p == NULL) {
+		snprintf(err, errlen, "port %s: out of memory", c.name);
+		return -1;
+	}
+	p->idx = (uint16_t)idx;
+	p->conf = c;
+	p->ops = c.type == SW_PORT_VHOST ? &sw_port_vhost_ops : &sw_port_ethdev_ops;
+	p->txq_shared = c.queues < sw.n_pmds;
+	for (int q = 0; q < SW_MAX_QUEUES; q++)
+		rte_spinlock_init(&p->txq_lock[q]);
+	if (p->ops->open(p, err, errlen) != 0) {
+		if (!keep_on_error) {
+			rte_free(p);
+			return -1;
+		}
+		/* configured but down: kept so that the config does not lose it */
+		snprintf(p->error, sizeof(p->error), "%s", err);
+		HV_LOG(ERR, "%s", err);
+	} else {
+		p->running = true;
+	}
+	sw.ports[idx] = p;
+	if (p->running) {
+		sw_view_publish();
+		sw_pmd_reassign();
+		HV_LOG(INFO, "port %s added (%s, %u queue(s), vlan %u%s)", c.name, p->ops->type,
+		       c.queues, c.vlan, c.trunk ? ", trunk" : "");
+	}
+	return 0;
+}
+
+static void
+port_remove(struct sw_port *p)
+{
+	sw.ports[p->idx] = NULL;
+	if (p->running) {
+		/* PMDs let go of its queues and of the port (grace periods inside) */
+		sw_pmd_reassign();
+		sw_view_publish();
+		/* what PMDs queued for it before letting go, then its MACs */
+		hv_fdb_apply(sw.fdb);
+		hv_fdb_flush(sw.fdb, p->idx);
+		p->ops->close(p);
+	}
+	HV_LOG(INFO, "port %s removed", p->conf.name);
+	rte_free(p);
+}
+
+int
+sw_port_del(const char *name, char *err, size_t errlen)
+{
+	struct sw_port *p = sw_port_find(name);
+
+	if (p == NULL) {
+		snprintf(err, errlen, "no port %s", name);
+		return -1;
+	}
+	port_remove(p);
+	return 0;
+}
+
+void
+sw_port_del_all(void)
+{
+	for (uint16_t i = 0; i < SW_MAX_PORTS; i++)
+		if (sw.ports[i] != NULL)
+			port_remove(sw.ports[i]);
+}
+
+int
+sw_port_set_vlan(struct sw_port *p, uint16_t vlan, bool trunk, char *err, size_t errlen)
+{
+	if (vlan > SW_VLAN_MAX || (trunk && vlan != 0)) {
+		snprintf(err, errlen, "port %s: vlan must be 0..%d (and 0 on a trunk)",
+			 p->conf.name, SW_VLAN_MAX);
+		return -1;
+	}
+	__atomic_store_n(&p->conf.vlan, vlan, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->conf.trunk, trunk, __ATOMIC_RELAXED);
+	/* what it learned belongs to its old domain */
+	sw_view_publish();
+	hv_fdb_apply(sw.fdb);
+	hv_fdb_flush(sw.fdb, p->idx);
+	return 0;
+}
+
+int
+sw_port_set_pmd(struct sw_port *p, int pmd, char *err, size_t errlen)
+{
+	if (pmd < -1 || pmd >= (int)sw.n_pmds) {
+		snprintf(err, errlen, "port %s: pmd must be 0..%u (or -1 for automatic)",
+			 p->conf.name, sw.n_pmds - 1);
+		return -1;
+	}
+	p->conf.pmd = pmd;
+	if (p->running)
+		sw_pmd_reassign();
+	return 0;
+}
+
+void
+sw_port_totals(const struct sw_port *p, struct sw_counters *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (unsigned int i = 0; i < sw.n_pmds; i++) {
+		const struct sw_counters *c = &p->cnt[i];
+
+		out->rx_packets += __atomic_load_n(&c->rx_packets, __ATOMIC_RELAXED);
+		out->rx_bytes += __atomic_load_n(&c->rx_bytes, __ATOMIC_RELAXED);
+		out->tx_packets += __atomic_load_n(&c->tx_packets, __ATOMIC_RELAXED);
+		out->tx_bytes += __atomic_load_n(&c->tx_bytes, __ATOMIC_RELAXED);
+		for (int d = 0; d < SW_DROP__MAX; d++)
+			out->drops[d] += __atomic_load_n(&c->drops[d], __ATOMIC_RELAXED);
+	}
+}
+
+/* Which PMD polls each queue of @p (from the published lists). */
+static cJSON *
+queues_json(const struct sw_port *p)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (uint16_t q = 0; q < p->conf.queues; q++) {
+		cJSON *o = cJSON_CreateObject();
+		int pmd = -1;
+
+		for (unsigned int i = 0; i < sw.n_pmds && pmd < 0; i++) {
+			const struct sw_rxq_list *l = sw.pmds[i].rxqs;
+
+			for (uint16_t k = 0; l != NULL && k < l->n; k++)
+				if (l->q[k].port == p && l->q[k].q == q)
+					pmd = (int)i;
+		}
+		cJSON_AddNumberToObject(o, "qp", q);
+		cJSON_AddNumberToObject(o, "pmd", pmd);
+		if (pmd >= 0)
+			cJSON_AddNumberToObject(o, "lcore", sw.pmds[pmd].lcore);
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}
+
+cJSON *
+sw_port_json(const struct sw_port *p, bool details)
+{
+	cJSON *o = sw_port_conf_to_json(&p->conf);
+	struct sw_counters t;
+	uint64_t drv_drops = 0, irqs = 0, drops = 0;
+	cJSON *st;
+
+	cJSON_AddStringToObject(o, "state", !p->running ? "error" :
+					    p->ops->link_up(p) ? "up" : "down");
+	if (p->error[0] != '\0')
+		cJSON_AddStringToObject(o, "error", p->error);
+	cJSON_AddNumberToObject(o, "macs", hv_fdb_count(sw.fdb, p->idx));
+	if (!details)
+		return o;
+	sw_port_totals(p, &t);
+	if (p->running)
+		p->ops->driver_counters(p, &drv_drops, &irqs);
+	st = cJSON_AddObjectToObject(o, "stats");
+	cJSON_AddNumberToObject(st, "rx_packets", (double)t.rx_packets);
+	cJSON_AddNumberToObject(st, "rx_bytes", (double)t.rx_bytes);
+	cJSON_AddNumberToObject(st, "tx_packets", (double)t.tx_packets);
+	cJSON_AddNumberToObject(st, "tx_bytes", (double)t.tx_bytes);
+	for (int d = 0; d < SW_DROP__MAX; d++) {
+		cJSON_AddNumberToObject(st, sw_drop_name(d), (double)t.drops[d]);
+		/* tx_full frames are the driver's drops too: count them once */
+		if (d != SW_DROP_TX_FULL)
+			drops += t.drops[d];
+	}
+	cJSON_AddNumberToObject(st, "driver_drops", (double)drv_drops);
+	cJSON_AddNumberToObject(st, "drops", (double)(drops + drv_drops));
+	cJSON_AddNumberToObject(st, "interrupts", (double)irqs);
+	cJSON_AddItemToObject(o, "queues", queues_json(p));
+	if (p->running)
+		p->ops->describe(p, o);
+	return o;
+}

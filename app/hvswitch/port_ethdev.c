@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* ethdev ports: any DPDK ethdev given by devargs (net_tap, net_af_packet, a NIC). */
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_dev.h>
+#include <rte_ethdev.h>
+
+#include "sw.h"
+
+#define ETH_RING_SIZE 1024
+
+/* The device name is what comes before the first comma of the devargs. */
+static void
+devargs_name(const char *devargs, char *name, size_t len)
+{
+	size_t n = strcspn(devargs, ",");
+
+	snprintf(name, len, "%.*s", (int)RTE_MIN(n, len - 1), devargs);
+}
+
+static void
+eth_close(struct sw_port *p)
+{
+	struct rte_eth_dev_info info;
+
+	rte_eth_dev_stop(p->eth_port);
+	if (rte_eth_dev_info_get(p->eth_port, &info) == 0 && info.device != NULL) {
+		rte_eth_dev_close(p->eth_port);
+		rte_dev_remove(info.device);
+	} else {
+		rte_eth_dev_close(p->eth_port);
+	}
+}
+
+static int
+eth_open(struct sw_port *p, char *err, size_t errlen)
+{
+	struct rte_eth_conf conf = {0};
+	struct rte_eth_dev_info info;
+	char name[RTE_ETH_NAME_MAX_LEN];
+	uint16_t id;
+	int rc;
+
+	devargs_name(p->conf.devargs, name, sizeof(name));
+	rc = rte_dev_probe(p->conf.devargs);
+	if (rc != 0 || rte_eth_dev_get_port_by_name(name, &id) != 0) {
+		snprintf(err, errlen, "port %s: no ethdev from devargs '%s' (%s)", p->conf.name,
+			 p->conf.devargs, rc ? strerror(-rc) : "no such device");
+		return -1;
+	}
+	p->eth_port = id;
+	rc = rte_eth_dev_info_get(id, &info);
+	if (rc == 0 && (info.max_rx_queues < p->conf.queues || info.max_tx_queues < p->conf.queues))
+		rc = -EINVAL;
+	if (rc == 0)
+		rc = rte_eth_dev_configure(id, p->conf.queues, p->conf.queues, &conf);
+	for (uint16_t q = 0; rc == 0 && q < p->conf.queues; q++) {
+		rc = rte_eth_rx_queue_setup(id, q, ETH_RING_SIZE, rte_eth_dev_socket_id(id), NULL,
+					    sw.mp);
+		if (rc == 0)
+			rc = rte_eth_tx_queue_setup(id, q, ETH_RING_SIZE,
+						    rte_eth_dev_socket_id(id), NULL);
+	}
+	if (rc == 0)
+		rc = rte_eth_dev_start(id);
+	if (rc == 0)
+		rte_eth_promiscuous_enable(id); /* a switch port hears every MAC */
+	if (rc != 0) {
+		snprintf(err, errlen, "port %s: ethdev %s setup failed: %s", p->conf.name, name,
+			 strerror(-rc));
+		eth_close(p);
+		return -1;
+	}
+	return 0;
+}
+
+static uint16_t
+eth_rx(struct sw_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
+{
+	return rte_eth_rx_burst(p->eth_port, q, pkts, n);
+}
+
+static uint16_t
+eth_tx(struct sw_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t sent = rte_eth_tx_burst(p->eth_port, q, pkts, n);
+
+	if (sent < n)
+		rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
+	return sent;
+}
+
+static bool
+eth_link_up(const struct sw_port *p)
+{
+	struct rte_eth_link link;
+
+	return rte_eth_link_get_nowait(p->eth_port, &link) == 0 &&
+	       link.link_status == RTE_ETH_LINK_UP;
+}
+
+static void
+eth_describe(const struct sw_port *p, cJSON *obj)
+{
+	struct rte_eth_link link;
+	struct rte_eth_stats st;
+
+	cJSON_AddNumberToObject(obj, "ethdev_port", p->eth_port);
+	if (rte_eth_link_get_nowait(p->eth_port, &link) == 0) {
+		cJSON_AddBoolToObject(obj, "link_up", link.link_status == RTE_ETH_LINK_UP);
+		cJSON_AddNumberToObject(obj, "link_speed_mbps", link.link_speed);
+	}
+	if (rte_eth_stats_get(p->eth_port, &st) == 0) {
+		cJSON_AddNumberToObject(obj, "nic_ipackets", (double)st.ipackets);
+		cJSON_AddNumberToObject(obj, "nic_opackets", (double)st.opackets);
+		cJSON_AddNumberToObject(obj, "nic_imissed", (double)st.imissed);
+		cJSON_AddNumberToObject(obj, "nic_ierrors", (double)st.ierrors);
+		cJSON_AddNumberToObject(obj, "nic_oerrors", (double)st.oerrors);
+		cJSON_AddNumberToObject(obj, "nic_rx_nombuf", (double)st.rx_nombuf);
+	}
+}
+
+static void
+eth_driver_counters(const struct sw_port *p, uint64_t *drops, uint64_t *irqs)
+{
+	struct rte_eth_stats st;
+
+	*drops = *irqs = 0;
+	if (rte_eth_stats_get(p->eth_port, &st) == 0)
+		*drops = st.imissed + st.ierrors + st.oerrors + st.rx_nombuf;
+}
+
+const struct sw_port_ops sw_port_ethdev_ops = {
+	.type = "ethdev",
+	.open = eth_open,
+	.close = eth_close,
+	.rx = eth_rx,
+	.tx = eth_tx,
+	.link_up = eth_link_up,
+	.describe = eth_describe,
+	.driver_counters = eth_driver_counters,
+};

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* vhost-user ports: a guest's virtio-net rings, served by drivers/vhost. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include <rte_errno.h>
+
+#include "sw.h"
+
+static int
+vhost_open(struct sw_port *p, char *err, size_t errlen)
+{
+	struct hv_vhost_port_conf c = {
+		.name = p->conf.name,
+		.path = p->conf.socket,
+		.mode = p->conf.client ? HV_VHOST_CLIENT : HV_VHOST_SERVER,
+		.queue_pairs = p->conf.queues,
+		.mp = sw.mp,
+	};
+
+	p->vhost = hv_vhost_port_create(&c);
+	if (p->vhost == NULL) {
+		snprintf(err, errlen, "port %s: socket %s: %s", p->conf.name, p->conf.socket,
+			 rte_errno == EADDRINUSE ? "in use by another process" :
+						   strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void
+vhost_close(struct sw_port *p)
+{
+	hv_vhost_port_destroy(p->vhost);
+	p->vhost = NULL;
+}
+
+static uint16_t
+vhost_rx(struct sw_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
+{
+	return hv_vhost_rx_burst(p->vhost, q, pkts, n);
+}
+
+static uint16_t
+vhost_tx(struct sw_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
+{
+	return hv_vhost_tx_burst(p->vhost, q, pkts, n);
+}
+
+static bool
+vhost_link_up(const struct sw_port *p)
+{
+	return p->vhost != NULL && hv_vhost_queue_ready(p->vhost, 0);
+}
+
+static void
+vring_json(const struct sw_port *p, uint16_t v, cJSON *arr)
+{
+	struct hv_vhost_vring_stats s;
+	cJSON *o;
+
+	if (hv_vhost_vring_stats(p->vhost, v, &s) != 0)
+		return;
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "vring", v);
+	cJSON_AddStringToObject(o, "ring", v & 1 ? "guest_tx" : "guest_rx");
+	cJSON_AddNumberToObject(o, "packets", (double)s.packets);
+	cJSON_AddNumberToObject(o, "bytes", (double)s.bytes);
+	cJSON_AddNumberToObject(o, "kicks", (double)s.kicks);
+	cJSON_AddNumberToObject(o, "irqs", (double)s.irqs_sent);
+	cJSON_AddNumberToObject(o, "irqs_suppressed", (double)s.irqs_suppressed);
+	cJSON_AddNumberToObject(o, "stops", (double)s.stops);
+	for (int d = HV_VHOST_DROP__FIRST; d < HV_VHOST_DROP__MAX; d++)
+		cJSON_AddNumberToObject(o, hv_vhost_drop_name(d), (double)s.drops[d]);
+	cJSON_AddItemToArray(arr, o);
+}
+
+static void
+vhost_describe(const struct sw_port *p, cJSON *obj)
+{
+	cJSON *rings;
+
+	if (p->vhost == NULL)
+		return;
+	cJSON_AddBoolToObject(obj, "connected", hv_vhost_port_connected(p->vhost));
+	cJSON_AddNumberToObject(obj, "connections",
+				(double)hv_vhost_port_connections(p->vhost));
+	cJSON_AddNumberToObject(obj, "features", (double)hv_vhost_port_features(p->vhost));
+	rings = cJSON_AddArrayToObject(obj, "vrings");
+	for (uint16_t v = 0; v < 2 * p->conf.queues; v++)
+		vring_json(p, v, rings);
+}
+
+static void
+vhost_driver_counters(const struct sw_port *p, uint64_t *drops, uint64_t *irqs)
+{
+	*drops = *irqs = 0;
+	if (p->vhost == NULL)
+		return;
+	for (uint16_t v = 0; v < 2 * p->conf.queues; v++) {
+		struct hv_vhost_vring_stats s;
+
+		if (hv_vhost_vring_stats(p->vhost, v, &s) != 0)
+			continue;
+		*irqs += s.irqs_sent;
+		for (int d = HV_VHOST_DROP__FIRST; d < HV_VHOST_DROP__MAX; d++)
+			*drops += s.drops[d];
+	}
+}
+
+const struct sw_port_ops sw_port_vhost_ops = {
+	.type = "vhost-user",
+	.open = vhost_open,
+	.close = vhost_close,
+	.rx = vhost_rx,
+	.tx = vhost_tx,
+	.link_up = vhost_link_up,
+	.describe = vhost_describe,
+	.driver_counters = vhost_driver_counters,
+};

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * hvswitch internals shared by its files: ports, PMDs, the switch view the
+ * PMDs read, and the control plane's state.
+ *
+ * Threads: the main lcore runs the control plane (control socket, config,
+ * learning and ageing, port changes) under sw.lock; telemetry callbacks take
+ * the same lock. PMD lcores read only what is published through atomic
+ * pointers and retired after an RCU grace period (sw.rcu).
+ */
+#ifndef HV_SW_H
+#define HV_SW_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+#include <rte_mbuf.h>
+#include <rte_rcu_qsbr.h>
+#include <rte_spinlock.h>
+
+#include "hv_fdb.h"
+#include "hv_vhost.h"
+
+#define SW_MAX_PORTS 256
+#define SW_MAX_QUEUES HV_VHOST_MAX_QUEUE_PAIRS
+#define SW_MAX_PMDS 32
+#define SW_BURST 32
+#define SW_NAME_MAX 32
+#define SW_VLAN_MAX 4094
+
+/* Why the switch dropped a frame (beyond what a port driver counts). */
+#define SW_DROP_REASONS(X)                                                    \
+	X(RUNT, "runt")                 /* shorter than an Ethernet header */  \
+	X(BAD_SRC, "bad_src")           /* multicast source address */          \
+	X(VLAN, "vlan")                 /* tagged frame on an access port */    \
+	X(SAME_PORT, "same_port")       /* destination is where it came from */ \
+	X(NO_MBUF, "no_mbuf")           /* no mbuf for a flood copy or a tag */ \
+	X(TX_FULL, "tx_full")           /* the destination did not take it */
+
+enum sw_drop {
+#define SW_X(id, name) SW_DROP_##id,
+	SW_DROP_REASONS(SW_X)
+#undef SW_X
+	SW_DROP__MAX
+};
+
+const char *sw_drop_name(enum sw_drop d);
+
+/* Counters of one port written by one PMD (no sharing between PMDs). */
+struct sw_counters {
+	uint64_t rx_packets;
+	uint64_t rx_bytes;
+	uint64_t tx_packets;
+	uint64_t tx_bytes;
+	uint64_t drops[SW_DROP__MAX];
+} __rte_cache_aligned;
+
+enum sw_port_type { SW_PORT_VHOST, SW_PORT_ETHDEV };
+
+/* What an operator configures; saved in the config file. */
+struct sw_port_conf {
+	char name[SW_NAME_MAX];
+	enum sw_port_type type;
+	char socket[108];   /* vhost-user */
+	bool client;        /* vhost-user: we connect */
+	char devargs[256];  /* ethdev */
+	uint16_t queues;
+	uint16_t vlan;      /* access VLAN, 0 = the untagged domain */
+	bool trunk;         /* carries every VLAN tagged (uplinks) */
+	int pmd;            /* pinned PMD index, -1 = round-robin */
+};
+
+struct sw_port;
+
+/* A port type: a small ops table between the switch and the driver. */
+struct sw_port_ops {
+	const char *type;
+	int (*open)(struct sw_port *p, char *err, size_t errlen);
+	void (*close)(struct sw_port *p);
+	uint16_t (*rx)(struct sw_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n);
+	/* takes every mbuf; returns how many were delivered */
+	uint16_t (*tx)(struct sw_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n);
+	bool (*link_up)(const struct sw_port *p);
+	/* type-specific state and driver counters, for show/telemetry */
+	void (*describe)(const struct sw_port *p, cJSON *obj);
+	/* driver-level drops and interrupts, summed over queues */
+	void (*driver_counters)(const struct sw_port *p, uint64_t *drops, uint64_t *irqs);
+};
+
+struct sw_port {
+	uint16_t idx;
+	struct sw_port_conf conf;
+	const struct sw_port_ops *ops;
+	struct hv_vhost_port *vhost;
+	uint16_t eth_port;
+	char error[128]; /* why it is not running (configured, but open failed) */
+	bool running;
+	bool ephemeral;  /* given on the command line: not saved */
+	bool txq_shared; /* fewer TX queues than PMDs: TX takes txq_lock */
+	rte_spinlock_t txq_lock[SW_MAX_QUEUES];
+	struct sw_counters cnt[SW_MAX_PMDS];
+};
+
+/* The switch as the PMDs see it; replaced whole, freed after a grace period. */
+struct sw_view {
+	uint16_t n_ports; /* entries of @active */
+	uint16_t active[SW_MAX_PORTS];
+	struct sw_port *ports[SW_MAX_PORTS]; /* by port index; NULL if none */
+};
+
+/* A queue a PMD polls. */
+struct sw_rxq {
+	struct sw_port *port;
+	uint16_t q;
+};
+
+struct sw_rxq_list {
+	uint16_t n;
+	struct sw_rxq q[];
+};
+
+struct sw_pmd {
+	unsigned int lcore;
+	unsigned int id; /* 0..n_pmds-1, also its RCU thread id */
+	struct sw_rxq_list *rxqs; /* published (atomic pointer) */
+	/* counters (this PMD only) */
+	uint64_t total_cycles;
+	uint64_t busy_cycles;
+	uint64_t packets;
+	uint64_t batches;
+} __rte_cache_aligned;
+
+struct sw_settings {
+	uint32_t fdb_age_s;
+	uint32_t mac_limit;
+	uint32_t fdb_capacity;
+};
+
+struct sw {
+	pthread_mutex_t lock;
+	struct sw_settings settings;
+	char run_dir[96];
+	char config_path[256];
+	gid_t ctl_group;
+	struct rte_mempool *mp;
+	struct rte_rcu_qsbr *rcu;
+	struct hv_fdb *fdb;
+	struct sw_port *ports[SW_MAX_PORTS];
+	struct sw_view *view; /* published (atomic pointer) */
+	struct sw_pmd pmds[SW_MAX_PMDS];
+	unsigned int n_pmds;
+	volatile bool stop;
+	uint64_t tsc_per_ms;
+};
+
+extern struct sw sw;
+
+/* ---- ports (port.c) ---- */
+int sw_port_add(const struct sw_port_conf *conf, bool keep_on_error, char *err, size_t errlen);
+int sw_port_del(const char *name, char *err, size_t errlen);
+struct sw_port *sw_port_find(const char *name);
+int sw_port_set_vlan(struct sw_port *p, uint16_t vlan, bool trunk, char *err, size_t errlen);
+int sw_port_set_pmd(struct sw_port *p, int pmd, char *err, size_t errlen);
+void sw_port_del_all(void);
+void sw_port_totals(const struct sw_port *p, struct sw_counters *out);
+cJSON *sw_port_json(const struct sw_port *p, bool details);
+extern const struct sw_port_ops sw_port_vhost_ops;
+extern const struct sw_port_ops sw_port_ethdev_ops;
+
+/* ---- PMDs (pmd.c) ---- */
+int sw_pmd_init(void);
+void sw_pmd_launch(void);
+void sw_pmd_stop(void);
+/* Recompute which PMD polls which queue and publish it (after a port change). */
+void sw_pmd_reassign(void);
+/* Publish a new view of the ports. */
+void sw_view_publish(void);
+uint64_t sw_now_ms(void);
+
+/* ---- switching (l2.c) ---- */
+void sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
+		 struct rte_mbuf **pkts, uint16_t n, uint64_t now_ms);
+
+/* ---- config (config.c) ---- */
+/* Read the config file: settings go to sw.settings, ports to *ports (free() it). */
+int sw_config_read(struct sw_port_conf **ports, unsigned int *n, char *err, size_t errlen);
+/* Add the configured ports; those that fail stay listed in error. */
+void sw_config_add_ports(const struct sw_port_conf *ports, unsigned int n);
+int sw_config_save(char *err, size_t errlen);
+int sw_port_conf_from_json(const cJSON *j, const char *cmd, struct sw_port_conf *conf,
+			   char *err, size_t errlen);
+cJSON *sw_port_conf_to_json(const struct sw_port_conf *conf);
+
+/* ---- control socket (ctl.c) and telemetry (telemetry.c) ---- */
+struct hv_ctl_server *sw_ctl_start(char *err, size_t errlen);
+int sw_telemetry_register(void);
+
+#endif

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Counters on DPDK's telemetry socket (/var/run/dpdk/<prefix>/dpdk_telemetry.v2),
+ * readable with the stock dpdk-telemetry.py:
+ *   /hvswitch/ports          port names
+ *   /hvswitch/port,<name>    every counter of one port (flattened: vrings.0.packets ...)
+ *   /hvswitch/pmd            per-PMD cycles, packets, batches
+ *   /hvswitch/fdb            FDB size and learning counters
+ * The same JSON the control socket serves is flattened into telemetry dicts.
+ * Callbacks run on the telemetry thread and take sw.lock.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_telemetry.h>
+
+#include "hv_ctl.h"
+#include "sw.h"
+
+static void
+flatten(struct rte_tel_data *d, const cJSON *j, const char *prefix)
+{
+	const cJSON *it;
+	int i = 0;
+
+	cJSON_ArrayForEach(it, j) {
+		char name[RTE_TEL_MAX_STRING_LEN];
+
+		if (cJSON_IsArray(j))
+			snprintf(name, sizeof(name), "%s%s%d", prefix, prefix[0] ? "." : "", i++);
+		else
+			snprintf(name, sizeof(name), "%s%s%s", prefix, prefix[0] ? "." : "",
+				 it->string);
+		if (cJSON_IsObject(it) || cJSON_IsArray(it))
+			flatten(d, it, name);
+		else if (cJSON_IsNumber(it) && it->valuedouble >= 0)
+			rte_tel_data_add_dict_u64(d, name, (uint64_t)it->valuedouble);
+		else if (cJSON_IsNumber(it))
+			rte_tel_data_add_dict_int(d, name, (int)it->valuedouble);
+		else if (cJSON_IsBool(it))
+			rte_tel_data_add_dict_u64(d, name, cJSON_IsTrue(it));
+		else if (cJSON_IsString(it))
+			rte_tel_data_add_dict_string(d, name, it->valuestring);
+	}
+}
+
+/* Run a control command and flatten its result into a telemetry dict. */
+static int
+from_command(int (*fn)(cJSON **out, const char *param), const char *param,
+	     struct rte_tel_data *d)
+{
+	cJSON *j = NULL;
+	int rc;
+
+	pthread_mutex_lock(&sw.lock);
+	rc = fn(&j, param);
+	pthread_mutex_unlock(&sw.lock);
+	if (rc != 0)
+		return -1;
+	rte_tel_data_start_dict(d);
+	flatten(d, j, "");
+	cJSON_Delete(j);
+	return 0;
+}
+
+static int
+port_detail(cJSON **out, const char *name)
+{
+	struct sw_port *p = name ? sw_port_find(name) : NULL;
+
+	if (p == NULL)
+		return -1;
+	*out = sw_port_json(p, true);
+	return 0;
+}
+
+static int
+pmd_detail(cJSON **out, const char *param)
+{
+	RTE_SET_USED(param);
+	*out = cJSON_CreateObject();
+	for (unsigned int i = 0; i < sw.n_pmds; i++) {
+		const struct sw_pmd *d = &sw.pmds[i];
+		char name[16];
+		cJSON *o;
+
+		snprintf(name, sizeof(name), "%u", i);
+		o = cJSON_AddObjectToObject(*out, name);
+		cJSON_AddNumberToObject(o, "lcore", d->lcore);
+		cJSON_AddNumberToObject(o, "busy_cycles", (double)d->busy_cycles);
+		cJSON_AddNumberToObject(o, "total_cycles", (double)d->total_cycles);
+		cJSON_AddNumberToObject(o, "packets", (double)d->packets);
+		cJSON_AddNumberToObject(o, "batches", (double)d->batches);
+	}
+	return 0;
+}
+
+static int
+fdb_detail(cJSON **out, const char *param)
+{
+	struct hv_fdb_stats fs;
+
+	RTE_SET_USED(param);
+	hv_fdb_get_stats(sw.fdb, &fs);
+	*out = cJSON_CreateObject();
+	cJSON_AddNumberToObject(*out, "entries", hv_fdb_count(sw.fdb, HV_FDB_PORT_NONE));
+	cJSON_AddNumberToObject(*out, "capacity", sw.settings.fdb_capacity);
+	cJSON_AddNumberToObject(*out, "age_s", sw.settings.fdb_age_s);
+	cJSON_AddNumberToObject(*out, "mac_limit", sw.settings.mac_limit);
+	cJSON_AddNumberToObject(*out, "learned", (double)fs.learned);
+	cJSON_AddNumberToObject(*out, "moved", (double)fs.moved);
+	cJSON_AddNumberToObject(*out, "aged", (double)fs.aged);
+	cJSON_AddNumberToObject(*out, "limit_refused", (double)fs.limit_refused);
+	cJSON_AddNumberToObject(*out, "table_full", (double)fs.table_full);
+	cJSON_AddNumberToObject(*out, "queue_full", (double)fs.queue_full);
+	return 0;
+}
+
+static int
+tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	RTE_SET_USED(cmd), RTE_SET_USED(params);
+	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
+	pthread_mutex_lock(&sw.lock);
+	for (uint16_t i = 0; i < SW_MAX_PORTS; i++)
+		if (sw.ports[i] != NULL)
+			rte_tel_data_add_array_string(d, sw.ports[i]->conf.name);
+	pthread_mutex_unlock(&sw.lock);
+	return 0;
+}
+
+static int
+tel_port(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	RTE_SET_USED(cmd);
+	return from_command(port_detail, params, d);
+}
+
+static int
+tel_pmd(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	RTE_SET_USED(cmd);
+	return from_command(pmd_detail, params, d);
+}
+
+static int
+tel_fdb(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	RTE_SET_USED(cmd);
+	return from_command(fdb_detail, params, d);
+}
+
+int
+sw_telemetry_register(void)
+{
+	return rte_telemetry_register_cmd("/hvswitch/ports", tel_ports, "Names of the ports") |
+	       rte_telemetry_register_cmd("/hvswitch/port", tel_port,
+					  "Every counter of a port. Parameter: port name") |
+	       rte_telemetry_register_cmd("/hvswitch/pmd", tel_pmd,
+					  "Cycles, packets and batches of each PMD") |
+	       rte_telemetry_register_cmd("/hvswitch/fdb", tel_fdb,
+					  "Size and learning counters of the MAC table");
+}

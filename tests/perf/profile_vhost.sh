@@ -1,0 +1,125 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Instructions per forwarded frame of a DUT of bench_vhost.sh, measured with
+# valgrind's callgrind (works where perf does not, e.g. in nested guests).
+#
+# usage: tests/perf/profile_vhost.sh hvswitch|testpmd [SIZE] [BUILD_DIR]
+#
+# The DUT runs under callgrind with instrumentation off; the generator sends
+# SIZE-byte frames (port 0 -> port 1); after HV_PROF_SETTLE_S (default 20) s, instrumentation is
+# turned on for HV_PROF_WINDOW_S seconds (default 10) and off again. Frames
+# forwarded inside the window are counted by the DUT itself (hvswitch:
+# calls of hv_vring_walk, one per frame and direction; testpmd: "show port
+# stats" before and after), so idle polling before traffic starts is not
+# counted. Prints the profile (functions by exclusive cost) and
+# "PROFILE dut=... size=... frames=... ir_per_frame=...".
+# For source lines, build with debug info: meson setup B -Ddebug=true.
+set -u -o pipefail
+
+dut=${1:?usage: $0 hvswitch|testpmd [SIZE] [BUILD_DIR]}
+size=${2:-64}
+build=${3:-./build}
+window=${HV_PROF_WINDOW_S:-10}
+settle=${HV_PROF_SETTLE_S:-20}
+testpmd=${HV_BENCH_TESTPMD:-dpdk-testpmd}
+pktgen=${HV_BENCH_PKTGEN:-$build/tests/perf/hv_pktgen}
+out=${HV_PROF_OUT:-$(mktemp -d /tmp/hvprof.XXXXXX)}
+s0=$out/p0.sock
+s1=$out/p1.sock
+pids=()
+fifo_fd=
+
+cleanup() {
+	local pid i
+
+	for pid in "${pids[@]}"; do
+		kill -INT "$pid" 2>/dev/null
+		for ((i = 0; i < 100; i++)); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	[ -n "$fifo_fd" ] && exec {fifo_fd}>&-
+	rm -f "$s0" "$s1" "$out/testpmd.in"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+vg=(valgrind --tool=callgrind --instr-atstart=no --compress-strings=no --compress-pos=no --callgrind-out-file="$out/callgrind.out")
+case $dut in
+hvswitch)
+	"${vg[@]}" "$build/app/hvswitch/hvswitch" -l 0,1 --main-lcore 0 --no-pci --no-huge \
+		-m 512 --file-prefix "hvp$$d" -- --port "$s0" --port "$s1" >"$out/dut.log" 2>&1 &
+	dut_pid=$!
+	;;
+testpmd)
+	mkfifo "$out/testpmd.in"
+	"${vg[@]}" "$testpmd" -l 0,1 --main-lcore 0 --no-pci --no-huge -m 512 \
+		--file-prefix "hvp$$d" --vdev "net_vhost0,iface=$s0,queues=1" \
+		--vdev "net_vhost1,iface=$s1,queues=1" -- -i --forward-mode=io --auto-start \
+		--nb-cores=1 --txq=1 --rxq=1 --txd=1024 --rxd=1024 --no-lsc-interrupt \
+		--disable-link-check --total-num-mbufs=16384 \
+		<"$out/testpmd.in" >"$out/dut.log" 2>&1 &
+	dut_pid=$!
+	exec {fifo_fd}>"$out/testpmd.in"
+	;;
+*)
+	echo "profile_vhost: DUT must be hvswitch or testpmd" >&2
+	exit 1
+	;;
+esac
+pids+=("$dut_pid")
+for ((i = 0; i < 600; i++)); do
+	[ -S "$s0" ] && [ -S "$s1" ] && break
+	sleep 0.1
+done
+[ -S "$s0" ] && [ -S "$s1" ] || { echo "profile_vhost: no sockets" >&2; exit 1; }
+
+# warm-up (a DUT under valgrind connects and maps memory slowly), the window, a margin
+"$pktgen" -l 0 --no-pci --no-huge -m 256 --file-prefix "hvp$$g" \
+	--vdev "net_virtio_user0,path=$s0,queues=1,queue_size=1024" \
+	--vdev "net_virtio_user1,path=$s1,queues=1,queue_size=1024" \
+	-- --size "$size" --warmup-s "$settle" --duration-s $((window + 10)) --link-timeout-s 60 \
+	>"$out/gen.log" 2>&1 &
+gen_pid=$!
+pids+=("$gen_pid")
+sleep $((settle + 2))
+
+# testpmd's stdout is a file, so block-buffered: its "show port stats 1"
+# answers are read after it quit (the first two are ours).
+stats_request() {
+	echo "show port stats 1" >&"$fifo_fd"
+}
+
+[ "$dut" = testpmd ] && stats_request
+callgrind_control -i on "$dut_pid" >/dev/null
+sleep "$window"
+callgrind_control -i off "$dut_pid" >/dev/null
+[ "$dut" = testpmd ] && stats_request
+wait "$gen_pid"
+grep '^RESULT' "$out/gen.log"
+if [ "$dut" = testpmd ]; then
+	echo quit >&"$fifo_fd"
+	exec {fifo_fd}>&-
+	fifo_fd=
+fi
+kill -INT "$dut_pid"
+wait "$dut_pid"
+pids=()
+
+total=$(callgrind_annotate --auto=no "$out/callgrind.out" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+if [ "$dut" = hvswitch ]; then
+	calls=$(grep -A1 'cfn=.*hv_vring_walk' "$out/callgrind.out" | awk '/^calls=/ { sub("calls=", "", $1); s += $1 } END { print s + 0 }')
+	frames=$((calls / 2))
+else
+	frames=$(grep -A5 'NIC statistics for port 1' "$out/dut.log" |
+		awk '/TX-packets:/ { v[n++] = $2 } END { print (n >= 2) ? v[1] - v[0] : 0 }')
+fi
+[ "$dut" = hvswitch ] && grep " vring " "$out/dut.log"  # not_ready must be absent
+callgrind_annotate --auto=no "$out/callgrind.out" | sed -n '/file:function/,$p' | head -40
+echo "PROFILE dut=$dut size=$size frames=$frames ir=$total" \
+	"ir_per_frame=$(awk -v t="$total" -v f="$frames" 'BEGIN { if (f > 0) printf "%.0f", t / f; else print "n/a" }')"
+echo "profile_vhost: callgrind output in $out/callgrind.out"
