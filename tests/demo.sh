@@ -24,32 +24,37 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cpus=$(nproc)
-sw_lcores=0; gen_lcore=0
-[ "$cpus" -ge 2 ] && sw_lcores=0,1
-echo "--- starting hvswitch (PMD on CPU ${sw_lcores##*,}) with ports $run/vm0.sock and $run/vm1.sock"
+hvctl() { build/app/hvctl/hvctl --socket "$run/hvswitch.sock" "$@"; }
+
+sw_lcores=0,1; gen_cpu=0
+echo "--- starting hvswitch: control plane on CPU 0, one PMD on CPU 1"
 build/app/hvswitch/hvswitch -l "$sw_lcores" --main-lcore 0 --no-pci --no-huge -m 256 \
-	--file-prefix "hvdemo-sw-$$" -- --port "$run/vm0.sock" --port "$run/vm1.sock" \
+	--file-prefix "hvdemo-sw-$$" -- --run-dir "$run" --config "$run/hvswitch.json" \
 	>"$run/switch.log" 2>&1 &
 switch_pid=$!
 for _ in $(seq 100); do
-	[ -S "$run/vm0.sock" ] && [ -S "$run/vm1.sock" ] && break
+	[ -S "$run/hvswitch.sock" ] && break
 	kill -0 "$switch_pid" 2>/dev/null || { cat "$run/switch.log"; exit 1; }
 	sleep 0.1
 done
-[ -S "$run/vm1.sock" ] || { echo "hvswitch did not open its sockets"; cat "$run/switch.log"; exit 1; }
+[ -S "$run/hvswitch.sock" ] || { echo "hvswitch did not start"; cat "$run/switch.log"; exit 1; }
 
-echo "--- two guests (virtio-user) send 64-byte and 1518-byte frames through it"
+echo "--- two guest ports, added with hvctl"
+hvctl port add vm0 --type vhost-user
+hvctl port add vm1 --type vhost-user
+hvctl port list
+
+echo "--- two guests (DPDK virtio-user frontends) send 64-byte and 1518-byte frames through it"
 for size in 64 1518; do
-	taskset -c "$gen_lcore" build/tests/perf/hv_pktgen -l "$gen_lcore" --no-pci --no-huge -m 512 \
+	taskset -c "$gen_cpu" build/tests/perf/hv_pktgen -l "$gen_cpu" --no-pci --no-huge -m 256 \
 		--file-prefix "hvdemo-gen-$$" \
-		--vdev "net_virtio_user0,path=$run/vm0.sock,queues=1,queue_size=1024" \
-		--vdev "net_virtio_user1,path=$run/vm1.sock,queues=1,queue_size=1024" \
+		--vdev "net_virtio_user0,path=$run/vm0.sock,queues=1,queue_size=1024,mac=02:00:00:00:00:00" \
+		--vdev "net_virtio_user1,path=$run/vm1.sock,queues=1,queue_size=1024,mac=02:00:00:00:00:01" \
 		-- --size "$size" --warmup-s 1 --duration-s "${HV_DEMO_SECONDS:-5}" 2>/dev/null |
 		grep RESULT
 done
-kill -INT "$switch_pid"
-wait "$switch_pid" || true
-switch_pid=
-echo "--- hvswitch counters"
-grep -E "vring|features|connected" "$run/switch.log"
+echo "--- what the switch counted"
+hvctl stats
+hvctl fdb show
+echo "--- config written by hvctl ($run/hvswitch.json)"
+cat "$run/hvswitch.json"

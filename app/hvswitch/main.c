@@ -222,12 +222,25 @@ apply_cli_settings(const struct options *o)
 		sw.settings.fdb_capacity = (uint32_t)o->fdb_capacity;
 }
 
+/* The run dir, and the config file's dir so that the first save works. */
 static int
-make_run_dir(void)
+make_dirs(void)
 {
+	char dir[sizeof(sw.config_path)];
+	char *slash;
+
 	if (mkdir(sw.run_dir, 0750) != 0 && errno != EEXIST) {
 		fprintf(stderr, "hvswitch: run dir %s: %s\n", sw.run_dir, strerror(errno));
 		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%s", sw.config_path);
+	slash = strrchr(dir, '/');
+	if (slash != NULL && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+			fprintf(stderr, "hvswitch: config dir %s: %s\n", dir, strerror(errno));
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -348,7 +361,7 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
-	if (make_run_dir() != 0)
+	if (make_dirs() != 0)
 		goto out_eal;
 	/* first the control socket: a second hvswitch on this run dir stops here */
 	ctl = sw_ctl_start(err, sizeof(err));

@@ -133,7 +133,8 @@ start_dut() {
 	hvswitch)
 		# main lcore (sleeps) on the generator's CPU, the PMD lcore alone on its CPU
 		"$hvswitch" -l "$dut_lcores" --main-lcore "$gen_cpu" --no-pci "${dut_mem[@]}" \
-			--file-prefix "$prefix" -- --port "$s0" --port "$s1" >"$log" 2>&1 &
+			--file-prefix "$prefix" -- --run-dir "$rundir" --config "$rundir/hvswitch.json" \
+			--port "$s0" --port "$s1" >"$log" 2>&1 &
 		dut_pid=$!
 		;;
 	testpmd)
