@@ -1,30 +1,108 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * hvctl: the operator's CLI, and (with `hvctl guest run`) the VMM. This stage
- * knows only its version; the port, fdb, stats and guest verbs arrive with the
- * switch daemon's control socket and the VMM.
+ * hvctl: the operator's CLI for hvswitch. It talks to the daemon over its
+ * control socket (lib/ctl, doc/hvctl.rst); each verb group lives in its own
+ * cmd_*.c file. Exit status: 0 on success, 1 on any error, with one line
+ * "hvctl: <reason>" on stderr.
  */
-#include <stdio.h>
+#include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-static int
+#include "hv_ctl.h"
+#include "hvctl.h"
+
+static int cmd_help(struct hvctl *h, int argc, char **argv);
+
+static const struct hvctl_verb verbs[] = {
+	{"version", hvctl_cmd_version, "print hvctl's and the daemon's versions"},
+	{"port", hvctl_cmd_port, "add, delete, list, show and configure ports"},
+	{"fdb", hvctl_cmd_fdb, "show or flush the forwarding database"},
+	{"stats", hvctl_cmd_stats, "port and PMD counters, or rates with --watch"},
+	{"config", hvctl_cmd_config, "save the running configuration"},
+	{"help", cmd_help, "list the verbs"},
+	{NULL, NULL, NULL},
+};
+
+static void
 usage(FILE *out)
 {
-	fprintf(out, "usage: hvctl version\n"
-		     "       hvctl --help\n");
-	return out == stdout ? 0 : 1;
+	const struct hvctl_verb *v;
+
+	fprintf(out,
+		"usage: hvctl [--socket PATH] [--json] VERB [ARGS...]\n"
+		"       hvctl VERB --help\n"
+		"\n"
+		"options:\n"
+		"  -s, --socket PATH  control socket (default $HVCTL_SOCKET, else %s)\n"
+		"  -j, --json         print results as JSON\n"
+		"  -h, --help         this text\n"
+		"\n"
+		"verbs:\n",
+		HV_CTL_SOCK_PATH);
+	for (v = verbs; v->name != NULL; v++)
+		fprintf(out, "  %-8s  %s\n", v->name, v->summary);
+}
+
+static int
+cmd_help(struct hvctl *h, int argc, char **argv)
+{
+	(void)h;
+	(void)argc;
+	(void)argv;
+	usage(stdout);
+	return 0;
 }
 
 int
 main(int argc, char **argv)
 {
-	if (argc == 2 && strcmp(argv[1], "version") == 0) {
-		printf("hvctl %s\n", HV_VERSION);
-		return 0;
+	static const struct option opts[] = {
+		{"socket", required_argument, NULL, 's'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct hvctl h = {.socket = getenv("HVCTL_SOCKET"), .fd = -1};
+	const struct hvctl_verb *v;
+	int c, rc;
+
+	if (h.socket == NULL || h.socket[0] == '\0')
+		h.socket = HV_CTL_SOCK_PATH;
+	opterr = 0;
+	/* '+': stop at the verb; each verb parses its own options. */
+	while ((c = getopt_long(argc, argv, "+:s:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			h.socket = optarg;
+			break;
+		case 'j':
+			h.json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return hvctl_opt_err(NULL, c, argv);
+		}
 	}
-	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
-		return usage(stdout);
-	if (argc >= 2)
-		fprintf(stderr, "hvctl: unknown command '%s'\n", argv[1]);
-	return usage(stderr);
+	if (optind >= argc) {
+		usage(stderr);
+		return 1;
+	}
+	for (v = verbs; v->name != NULL; v++)
+		if (strcmp(v->name, argv[optind]) == 0)
+			break;
+	if (v->name == NULL)
+		return hvctl_usage_err(NULL, "unknown verb '%s'", argv[optind]);
+
+	rc = v->run(&h, argc - optind, argv + optind);
+	if (h.fd >= 0)
+		close(h.fd);
+	if (fflush(stdout) != 0 && rc == 0) {
+		hvctl_err("write error on stdout");
+		rc = 1;
+	}
+	return rc;
 }

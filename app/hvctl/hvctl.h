@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * hvctl internals shared by the verb groups (one file per group, cmd_*.c):
+ * the verb table, the connection to the daemon and output helpers.
+ */
+#ifndef HVCTL_H
+#define HVCTL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+/** Global state: options and the (lazily opened) connection. */
+struct hvctl {
+	const char *socket; /**< control socket path */
+	bool json;          /**< --json: print results as JSON */
+	int fd;             /**< connection, -1 until the first call */
+};
+
+/** A verb (or sub-verb): argv[0] is its name, options follow. Returns the exit code. */
+struct hvctl_verb {
+	const char *name;
+	int (*run)(struct hvctl *h, int argc, char **argv);
+	const char *summary; /**< one line for the verb list */
+};
+
+/** Verb groups (cmd_*.c). */
+int hvctl_cmd_version(struct hvctl *h, int argc, char **argv);
+int hvctl_cmd_port(struct hvctl *h, int argc, char **argv);
+int hvctl_cmd_fdb(struct hvctl *h, int argc, char **argv);
+int hvctl_cmd_stats(struct hvctl *h, int argc, char **argv);
+int hvctl_cmd_config(struct hvctl *h, int argc, char **argv);
+
+/** Print "hvctl: <message>\n" on stderr. */
+void hvctl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/**
+ * Report a usage error: "hvctl: <message> (see 'hvctl <what> --help')" on
+ * stderr, one line.
+ * @return 1, the exit code
+ */
+int hvctl_usage_err(const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/**
+ * Report a getopt_long() error (c is ':' or '?'; the option string began with
+ * ':') as a usage error.
+ * @return 1
+ */
+int hvctl_opt_err(const char *what, int c, char **argv);
+
+/**
+ * Send one request (args consumed, may be NULL). On failure prints
+ * "hvctl: <reason>" and returns -1.
+ * @param result receives the result (caller frees), may be NULL
+ */
+int hvctl_call(struct hvctl *h, const char *cmd, cJSON *args, cJSON **result);
+
+/**
+ * Run the sub-verb named argv[1] of a group (argv[0]); handles "--help" and
+ * "help" by printing usage to stdout.
+ */
+int hvctl_dispatch(struct hvctl *h, const char *group, const struct hvctl_verb *verbs,
+		   const char *usage, int argc, char **argv);
+
+/**
+ * Parse a decimal unsigned integer in min..max (the whole string).
+ * @return 0, or -1 (nothing printed)
+ */
+int hvctl_parse_uint(const char *s, unsigned long long min, unsigned long long max,
+		     unsigned long long *out);
+
+/** Whether s is an optional '-' followed by decimal digits only. */
+bool hvctl_is_integer(const char *s);
+
+/** Print a JSON value pretty-printed, with a newline. */
+void hvctl_print_json(FILE *out, const cJSON *v);
+
+/**
+ * Render a scalar JSON value as a table cell: strings as they are, integers
+ * without a fraction, booleans as yes/no, null or missing as "-", arrays of
+ * scalars joined with ',', other values as compact JSON.
+ * @return buf
+ */
+const char *hvctl_cell(const cJSON *v, char *buf, size_t len);
+
+/** Column alignment. */
+enum hvctl_align { HVCTL_LEFT, HVCTL_RIGHT };
+
+/** A table column. */
+struct hvctl_col {
+	const char *title;
+	enum hvctl_align align;
+};
+
+/** A text table: rows of cells printed with aligned columns. */
+struct hvctl_table;
+
+/** A table with ncols columns (cols is copied by reference: keep it alive). */
+struct hvctl_table *hvctl_table_new(const struct hvctl_col *cols, unsigned int ncols);
+/** Append a row of ncols cells (copied; NULL prints as "-"). Returns 0 or -1. */
+int hvctl_table_add(struct hvctl_table *t, const char *const *cells);
+/** Print the header and rows: two spaces between columns, no trailing blanks. */
+void hvctl_table_print(const struct hvctl_table *t, FILE *out);
+/** Free a table (NULL is a no-op). */
+void hvctl_table_free(struct hvctl_table *t);
+
+/**
+ * Print the scalar members of an object as aligned "key: value" lines, with
+ * indent leading spaces, skipping the names in skip (NULL-terminated, may be
+ * NULL).
+ */
+void hvctl_print_kv(FILE *out, const cJSON *obj, int indent, const char *const *skip);
+
+/** The numeric value of member key of obj (0 when missing or not a number). */
+double hvctl_num(const cJSON *obj, const char *key);
+
+/** Format v with an SI suffix (k, M, G, T), e.g. "1.25M"; returns buf. */
+const char *hvctl_si(double v, char *buf, size_t len);
+
+#endif
