@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <rte_common.h>
+
 #include "hv_ctl.h"
 #include "hv_log.h"
 #include "sw.h"
@@ -19,13 +21,68 @@
 #define CONFIG_MAX (1 << 20)
 
 static const char *const port_keys[] = {"name", "type", "socket", "mode", "queues", "vlan",
-					"trunk", "devargs", "pmd", NULL};
+					"trunk", "devargs", "pmd", "features", NULL};
+
+/* Feature names an operator may offer on a vhost-user port (VERSION_1 always is). */
+static const struct {
+	const char *name;
+	uint64_t bit;
+} feature_names[] = {
+	{"mrg_rxbuf", HV_VHOST_F_MRG_RXBUF},
+	{"indirect_desc", HV_VHOST_F_INDIRECT_DESC},
+	{"event_idx", HV_VHOST_F_EVENT_IDX},
+	{"mq", HV_VHOST_F_MQ},
+	{"csum", HV_VHOST_F_CSUM},
+	{"guest_csum", HV_VHOST_F_GUEST_CSUM},
+	{"host_tso4", HV_VHOST_F_HOST_TSO4},
+	{"host_tso6", HV_VHOST_F_HOST_TSO6},
+	{"guest_tso4", HV_VHOST_F_GUEST_TSO4},
+	{"guest_tso6", HV_VHOST_F_GUEST_TSO6},
+};
+
+/* "mrg_rxbuf,event_idx" -> feature bits; -1 on an unknown name. */
+static int
+features_parse(const char *list, const char *cmd, uint64_t *out, char *err, size_t errlen)
+{
+	char buf[256], *tok, *save = NULL;
+
+	*out = HV_VHOST_F_VERSION_1;
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		for (i = 0; i < RTE_DIM(feature_names); i++)
+			if (strcmp(tok, feature_names[i].name) == 0)
+				break;
+		if (i == RTE_DIM(feature_names)) {
+			snprintf(err, errlen, "%s: unknown feature '%s' (known: mrg_rxbuf, "
+				 "indirect_desc, event_idx, mq, csum, guest_csum, host_tso4, "
+				 "host_tso6, guest_tso4, guest_tso6)", cmd, tok);
+			return -1;
+		}
+		*out |= feature_names[i].bit;
+	}
+	return 0;
+}
+
+static void
+features_format(uint64_t f, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < RTE_DIM(feature_names) && off < len; i++)
+		if (f & feature_names[i].bit)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "",
+						feature_names[i].name);
+}
 
 int
 sw_port_conf_from_json(const cJSON *j, const char *cmd, struct sw_port_conf *c, char *err,
 		       size_t errlen)
 {
 	const char *name = NULL, *type = "vhost-user", *sock = NULL, *mode = NULL, *dev = NULL;
+	const char *feat = NULL;
 	uint64_t queues = 1, vlan = 0, pmd = 0;
 	bool trunk = false;
 	int has_pmd;
@@ -40,6 +97,7 @@ sw_port_conf_from_json(const cJSON *j, const char *cmd, struct sw_port_conf *c, 
 	    hv_ctl_arg_uint(j, cmd, "queues", false, 1, SW_MAX_QUEUES, &queues, err, errlen) < 0 ||
 	    hv_ctl_arg_uint(j, cmd, "vlan", false, 0, SW_VLAN_MAX, &vlan, err, errlen) < 0 ||
 	    hv_ctl_arg_bool(j, cmd, "trunk", false, &trunk, err, errlen) < 0 ||
+	    hv_ctl_arg_str(j, cmd, "features", false, 255, &feat, err, errlen) < 0 ||
 	    (has_pmd = hv_ctl_arg_uint(j, cmd, "pmd", false, 0, SW_MAX_PMDS - 1, &pmd, err,
 				       errlen)) < 0)
 		return -1;
@@ -58,6 +116,12 @@ sw_port_conf_from_json(const cJSON *j, const char *cmd, struct sw_port_conf *c, 
 	}
 	if (c->type == SW_PORT_ETHDEV && (sock != NULL || mode != NULL)) {
 		snprintf(err, errlen, "%s: 'socket' and 'mode' are for vhost-user ports", cmd);
+		return -1;
+	}
+	if (feat != NULL && (c->type != SW_PORT_VHOST ||
+			     features_parse(feat, cmd, &c->features, err, errlen) != 0)) {
+		if (c->type != SW_PORT_VHOST)
+			snprintf(err, errlen, "%s: 'features' is for vhost-user ports", cmd);
 		return -1;
 	}
 	if (c->type == SW_PORT_VHOST && dev != NULL) {
@@ -90,6 +154,12 @@ sw_port_conf_to_json(const struct sw_port_conf *c)
 		cJSON_AddStringToObject(o, "type", "vhost-user");
 		cJSON_AddStringToObject(o, "socket", c->socket);
 		cJSON_AddStringToObject(o, "mode", c->client ? "client" : "server");
+		if (c->features != 0) {
+			char f[256];
+
+			features_format(c->features, f, sizeof(f));
+			cJSON_AddStringToObject(o, "features", f);
+		}
 	} else {
 		cJSON_AddStringToObject(o, "type", "ethdev");
 		cJSON_AddStringToObject(o, "devargs", c->devargs);

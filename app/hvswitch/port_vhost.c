@@ -15,6 +15,7 @@ vhost_open(struct sw_port *p, char *err, size_t errlen)
 		.path = p->conf.socket,
 		.mode = p->conf.client ? HV_VHOST_CLIENT : HV_VHOST_SERVER,
 		.queue_pairs = p->conf.queues,
+		.features = p->conf.features,
 		.mp = sw.mp,
 	};
 

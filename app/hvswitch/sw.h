@@ -65,6 +65,7 @@ struct sw_port_conf {
 	enum sw_port_type type;
 	char socket[108];   /* vhost-user */
 	bool client;        /* vhost-user: we connect */
+	uint64_t features;  /* vhost-user: offered virtio features, 0 = the default set */
 	char devargs[256];  /* ethdev */
 	uint16_t queues;
 	uint16_t vlan;      /* access VLAN, 0 = the untagged domain */
