@@ -445,7 +445,8 @@ refuse_perm(int fd, uid_t uid, gid_t group)
 	char why[128];
 
 	if (group != HV_CTL_NO_GROUP)
-		snprintf(why, sizeof(why), "permission denied: uid %u is not root and not in group %u",
+		snprintf(why, sizeof(why),
+			 "permission denied: uid %u is neither root nor in group %u",
 			 (unsigned int)uid, (unsigned int)group);
 	else
 		snprintf(why, sizeof(why), "permission denied: uid %u is not root",
