@@ -10,8 +10,10 @@
 
 static const char port_usage[] =
 	"usage: hvctl port add NAME --type vhost-user [--socket PATH] [--mode server|client]\n"
-	"                          [--queues N] [--vlan ID]\n"
-	"       hvctl port add NAME --type ethdev --devargs DEVARGS [--queues N] [--vlan ID]\n"
+	"                          [--queues N] [--vlan ID | --trunk] [--pmd N]\n"
+	"                          [--features mrg_rxbuf,indirect_desc,event_idx,mq,...]\n"
+	"       hvctl port add NAME --type ethdev --devargs DEVARGS [--queues N]\n"
+	"                          [--vlan ID | --trunk] [--pmd N]\n"
 	"       hvctl port del NAME\n"
 	"       hvctl port list\n"
 	"       hvctl port show NAME\n"
@@ -22,8 +24,14 @@ static const char port_usage[] =
 	"  del   delete a port\n"
 	"  list  one line per port\n"
 	"  show  a port's settings, counters and queues\n"
-	"  set   change settings, e.g. vlan=ID|none pmd=N mac_limit=N rxq=Q:pmd=N\n"
-	"        (values that are integers are sent as numbers)\n";
+	"  set   change settings: vlan=ID|none trunk=true|false pmd=N|auto\n"
+	"        (integers are sent as numbers, true/false as booleans)\n"
+	"\n"
+	"  --vlan ID   access VLAN (1..4094): the guest's frames belong to it, untagged\n"
+	"  --trunk     the port carries every VLAN tagged (uplinks)\n"
+	"  --pmd N     poll the port's queues on PMD N instead of round-robin\n"
+	"  --features  virtio features offered on a vhost-user port (default:\n"
+	"              mrg_rxbuf,indirect_desc,event_idx,mq)\n";
 
 /* Parse "--help" only; returns -1 to go on, else the exit code. */
 static int
@@ -129,18 +137,33 @@ port_add(struct hvctl *h, int argc, char **argv)
 		{"queues", required_argument, NULL, 'q'},
 		{"vlan", required_argument, NULL, 'v'},
 		{"devargs", required_argument, NULL, 'd'},
+		{"trunk", no_argument, NULL, 'T'},
+		{"pmd", required_argument, NULL, 'p'},
+		{"features", required_argument, NULL, 'f'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *type = NULL, *sock = NULL, *mode = NULL, *devargs = NULL;
-	unsigned long long queues = 0, vlan = 0;
-	bool has_queues = false, has_vlan = false;
+	const char *type = NULL, *sock = NULL, *mode = NULL, *devargs = NULL, *features = NULL;
+	unsigned long long queues = 0, vlan = 0, pmd = 0;
+	bool has_queues = false, has_vlan = false, trunk = false, has_pmd = false;
 	cJSON *args, *res;
 	int c;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":t:s:m:q:v:d:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:s:m:q:v:d:Tp:f:h", opts, NULL)) != -1) {
 		switch (c) {
+		case 'T':
+			trunk = true;
+			break;
+		case 'f':
+			features = optarg;
+			break;
+		case 'p':
+			if (hvctl_parse_uint(optarg, 0, 65535, &pmd) < 0)
+				return hvctl_usage_err("port", "port add: --pmd: '%s' is not a "
+						       "number", optarg);
+			has_pmd = true;
+			break;
 		case 't':
 			type = optarg;
 			break;
@@ -193,6 +216,12 @@ port_add(struct hvctl *h, int argc, char **argv)
 		cJSON_AddNumberToObject(args, "queues", (double)queues);
 	if (has_vlan)
 		cJSON_AddNumberToObject(args, "vlan", (double)vlan);
+	if (trunk)
+		cJSON_AddBoolToObject(args, "trunk", true);
+	if (has_pmd)
+		cJSON_AddNumberToObject(args, "pmd", (double)pmd);
+	if (features != NULL)
+		cJSON_AddStringToObject(args, "features", features);
 	if (hvctl_call(h, "port.add", args, &res) < 0)
 		return 1;
 	if (h->json)
@@ -328,6 +357,8 @@ port_set(struct hvctl *h, int argc, char **argv)
 		}
 		if (hvctl_is_integer(eq + 1))
 			cJSON_AddNumberToObject(args, key, strtod(eq + 1, NULL));
+		else if (strcmp(eq + 1, "true") == 0 || strcmp(eq + 1, "false") == 0)
+			cJSON_AddBoolToObject(args, key, eq[1] == 't');
 		else
 			cJSON_AddStringToObject(args, key, eq + 1);
 	}

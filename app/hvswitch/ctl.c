@@ -50,6 +50,15 @@ cmd_port_add(void *ctx, const cJSON *args, cJSON **result, char *err, size_t err
 	return 0;
 }
 
+/* Whether args[key] is the string @word. */
+static bool
+is_word(const cJSON *args, const char *key, const char *word)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
+
+	return cJSON_IsString(v) && strcmp(v->valuestring, word) == 0;
+}
+
 static struct sw_port *
 port_arg(const cJSON *args, const char *cmd, bool required, char *err, size_t errlen)
 {
@@ -134,13 +143,22 @@ cmd_port_set(void *ctx, const cJSON *args, cJSON **result, char *err, size_t err
 	p = port_arg(args, "port.set", true, err, errlen);
 	if (p == NULL)
 		return -1;
-	/* all arguments checked before anything changes */
-	if ((has_vlan = hv_ctl_arg_uint(args, "port.set", "vlan", false, 0, SW_VLAN_MAX, &vlan,
-					err, errlen)) < 0 ||
-	    (has_trunk = hv_ctl_arg_bool(args, "port.set", "trunk", false, &trunk, err,
-					 errlen)) < 0 ||
-	    (has_pmd = hv_ctl_arg_uint(args, "port.set", "pmd", false, 0, SW_MAX_PMDS - 1, &pmd,
-				       err, errlen)) < 0)
+	/* all arguments checked before anything changes; vlan=none and pmd=auto are words */
+	if (is_word(args, "vlan", "none")) {
+		has_vlan = 1;
+		vlan = 0;
+	} else if ((has_vlan = hv_ctl_arg_uint(args, "port.set", "vlan", false, 0, SW_VLAN_MAX,
+					       &vlan, err, errlen)) < 0) {
+		return -1;
+	}
+	if (is_word(args, "pmd", "auto")) {
+		has_pmd = 2;
+	} else if ((has_pmd = hv_ctl_arg_uint(args, "port.set", "pmd", false, 0,
+					      SW_MAX_PMDS - 1, &pmd, err, errlen)) < 0) {
+		return -1;
+	}
+	has_trunk = hv_ctl_arg_bool(args, "port.set", "trunk", false, &trunk, err, errlen);
+	if (has_trunk < 0)
 		return -1;
 	if (has_vlan != 1)
 		vlan = p->conf.vlan;
@@ -158,7 +176,7 @@ cmd_port_set(void *ctx, const cJSON *args, cJSON **result, char *err, size_t err
 	if ((has_vlan == 1 || has_trunk == 1) &&
 	    sw_port_set_vlan(p, (uint16_t)vlan, trunk, err, errlen) != 0)
 		return -1;
-	if (has_pmd == 1 && sw_port_set_pmd(p, (int)pmd, err, errlen) != 0)
+	if (has_pmd != 0 && sw_port_set_pmd(p, has_pmd == 2 ? -1 : (int)pmd, err, errlen) != 0)
 		return -1;
 	if (sw_config_save(err, errlen) != 0) {
 		char uerr[64];
