@@ -1,0 +1,207 @@
+#!/usr/bin/env bash
+# Build the e2e guest initramfs (cpio.gz) from what is installed on the host:
+# busybox-static plus the virtio-net modules (and their modules.dep
+# dependencies) of the installed Debian cloud kernel.
+#
+#   make_initramfs.sh [CACHE_DIR] [KERNEL_VERSION]
+#
+# CACHE_DIR defaults to build/e2e. Prints the path of the initramfs on stdout
+# (the last line). Exit 77 when a prerequisite is missing (test skipped).
+# The image is rebuilt only when this script, the busybox binary or the
+# module files changed (the stamp file records them).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${1:-build/e2e}
+kver=${2:-}
+
+if [ -z "$kver" ]; then
+	# newest installed cloud kernel that has its modules
+	for k in $(ls -1 /boot/vmlinuz-*-cloud-amd64 2>/dev/null | sort -V -r); do
+		v=${k#/boot/vmlinuz-}
+		[ -f "/lib/modules/$v/modules.dep" ] && { kver=$v; break; }
+	done
+fi
+if [ -z "$kver" ] || [ ! -f "/lib/modules/$kver/modules.dep" ]; then
+	echo "make_initramfs: no Debian cloud kernel with modules (install linux-image-cloud-amd64)" >&2
+	exit 77
+fi
+busybox=
+for b in /bin/busybox /usr/bin/busybox; do
+	if [ -x "$b" ] && ! ldd "$b" >/dev/null 2>&1; then busybox=$b; break; fi
+done
+if [ -z "$busybox" ]; then
+	echo "make_initramfs: no statically linked busybox (install busybox-static)" >&2
+	exit 77
+fi
+for t in cpio gzip; do
+	command -v "$t" >/dev/null || { echo "make_initramfs: $t missing" >&2; exit 77; }
+done
+
+moddir=/lib/modules/$kver
+# Resolve the load order from modules.dep: depth-first, dependencies first.
+declare -A seen=()
+order=()
+dep_of() { # module path relative to moddir -> its deps (relative paths)
+	awk -v m="$1:" '$1 == m { for (i = 2; i <= NF; i++) print $i }' "$moddir/modules.dep"
+}
+path_of() { # module name -> relative path (any compression)
+	awk -F: -v n="$1" '{ f = $1; sub(/.*\//, "", f); sub(/\.ko(\.(xz|gz|zst))?$/, "", f);
+		gsub(/-/, "_", f); if (f == n) { print $1; exit } }' "$moddir/modules.dep"
+}
+visit() {
+	local rel=$1 d
+	[ -n "${seen[$rel]:-}" ] && return 0
+	seen[$rel]=1
+	for d in $(dep_of "$rel"); do visit "$d"; done
+	order+=("$rel")
+}
+for m in virtio_pci virtio_net; do
+	rel=$(path_of "$m")
+	if [ -z "$rel" ]; then
+		# built into the kernel? then nothing to load
+		if grep -q "/$m.ko" "$moddir/modules.builtin" 2>/dev/null; then continue; fi
+		echo "make_initramfs: module $m not found for $kver" >&2
+		exit 77
+	fi
+	visit "$rel"
+done
+
+mkdir -p "$cache"
+cache=$(cd "$cache" && pwd)
+out=$cache/initramfs-$kver.cpio.gz
+stamp_now=$(
+	{
+		sha256sum "$0" | cut -d' ' -f1
+		stat -c '%n %s %Y' "$busybox"
+		for rel in "${order[@]}"; do stat -c '%n %s %Y' "$moddir/$rel"; done
+	} | sha256sum | cut -d' ' -f1
+)
+if [ -f "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp_now" ]; then
+	echo "make_initramfs: up to date ($kver, modules: ${order[*]##*/})" >&2
+	echo "$out"
+	exit 0
+fi
+
+root=$(mktemp -d "$cache/root.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,etc,modules}
+cp "$busybox" "$root/bin/busybox"
+for applet in sh; do ln -s busybox "$root/bin/$applet"; done
+
+: >"$root/modules/order"
+for rel in "${order[@]}"; do
+	name=${rel##*/}
+	case $name in
+	*.ko.xz) xz -dc "$moddir/$rel" >"$root/modules/${name%.xz}"; name=${name%.xz} ;;
+	*.ko.gz) gzip -dc "$moddir/$rel" >"$root/modules/${name%.gz}"; name=${name%.gz} ;;
+	*.ko.zst) zstd -qdc "$moddir/$rel" >"$root/modules/${name%.zst}"; name=${name%.zst} ;;
+	*.ko) cp "$moddir/$rel" "$root/modules/$name" ;;
+	esac
+	echo "$name" >>"$root/modules/order"
+done
+
+cat >"$root/init" <<'INIT'
+#!/bin/busybox sh
+# hvswitch e2e guest. Kernel command line parameters:
+#   hv.ip=A.B.C.D/N   this guest's address      hv.peer=A.B.C.D  whom to ping
+#   hv.count=N        pings after the peer answered (default 20)
+#   hv.min=N          replies needed to pass (default = count)
+#   hv.wait=S         seconds to wait for the first reply (default 120)
+#   hv.linger=S       seconds to keep answering after the own test (default 30)
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+echo 0 >/proc/sys/kernel/printk_ratelimit 2>/dev/null
+
+say() { echo "HVTEST $*"; }
+finish() {
+	echo "--- /proc/interrupts (virtio)"
+	grep -i virtio /proc/interrupts
+	echo "--- /sys/class/net/eth0/statistics"
+	for f in /sys/class/net/eth0/statistics/*; do
+		[ -f "$f" ] && echo "${f##*/}=$(cat "$f")"
+	done
+	# The host may stop the guest from here on.
+	say "END"
+	if [ "${linger:-0}" -gt 0 ]; then
+		# stay up so the peer can finish its own pings
+		sleep "$linger"
+	fi
+	sync
+	poweroff -f
+	sleep 5
+	echo o >/proc/sysrq-trigger
+}
+
+ip=; peer=; count=20; min=; wait=120; linger=30
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	hv.ip=*) ip=${arg#hv.ip=} ;;
+	hv.peer=*) peer=${arg#hv.peer=} ;;
+	hv.count=*) count=${arg#hv.count=} ;;
+	hv.min=*) min=${arg#hv.min=} ;;
+	hv.wait=*) wait=${arg#hv.wait=} ;;
+	hv.linger=*) linger=${arg#hv.linger=} ;;
+	esac
+done
+[ -n "$min" ] || min=$count
+say "BOOT kernel=$(uname -r) ip=$ip peer=$peer count=$count min=$min uptime=$(cut -d' ' -f1 /proc/uptime)"
+
+for m in $(cat /modules/order); do
+	insmod "/modules/$m" || { say "PING fail reason=insmod-$m"; finish; }
+done
+
+i=0
+while [ ! -e /sys/class/net/eth0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+[ -e /sys/class/net/eth0 ] || { say "PING fail reason=no-eth0"; finish; }
+say "NIC mac=$(cat /sys/class/net/eth0/address) features=$(cat /sys/bus/virtio/devices/*/features 2>/dev/null | head -n1)"
+
+ip link set lo up
+ip addr add "$ip" dev eth0
+ip link set eth0 up
+i=0
+while [ "$(cat /sys/class/net/eth0/operstate 2>/dev/null)" != up ] && [ $i -lt 100 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+say "LINK state=$(cat /sys/class/net/eth0/operstate) carrier=$(cat /sys/class/net/eth0/carrier 2>/dev/null) uptime=$(cut -d' ' -f1 /proc/uptime)"
+
+# Wait until the peer answers once (it may still be booting).
+start=$(cut -d. -f1 /proc/uptime)
+reached=0
+while :; do
+	if ping -c 1 -W 1 "$peer" >/dev/null 2>&1; then reached=1; break; fi
+	sleep 0.2 # in case ping failed at once (e.g. no route yet)
+	now=$(cut -d. -f1 /proc/uptime)
+	[ $((now - start)) -ge "$wait" ] && break
+done
+waited=$(( $(cut -d. -f1 /proc/uptime) - start ))
+if [ $reached -ne 1 ]; then
+	say "PING fail reason=peer-unreachable waited=${waited}s"
+	finish
+fi
+say "REACHED peer=$peer waited=${waited}s"
+
+# The measured run: 0.2 s apart, each reply may take up to 2 s (TCG jitter).
+ping -c "$count" -i 0.2 -W 2 -w $((count + 30)) "$peer" >/tmp/ping.out 2>&1
+cat /tmp/ping.out
+tx=$(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' /tmp/ping.out)
+rx=$(sed -n 's/.* \([0-9]*\) packets received.*/\1/p' /tmp/ping.out)
+rtt=$(sed -n 's/^round-trip min\/avg\/max = \(.*\) ms/\1/p' /tmp/ping.out)
+tx=${tx:-0}; rx=${rx:-0}
+if [ "$rx" -ge "$min" ]; then
+	say "PING ok sent=$tx received=$rx rtt_min_avg_max_ms=${rtt:-none}"
+else
+	say "PING fail sent=$tx received=$rx min=$min rtt_min_avg_max_ms=${rtt:-none}"
+fi
+finish
+INIT
+chmod +x "$root/init"
+
+(cd "$root" && find . -print0 | sort -z | cpio --null -o -H newc --quiet) | gzip -9 >"$out.tmp"
+mv "$out.tmp" "$out"
+echo "$stamp_now" >"$out.stamp"
+echo "make_initramfs: built $out ($kver, modules: $(tr '\n' ' ' <"$root/modules/order"))" >&2
+echo "$out"

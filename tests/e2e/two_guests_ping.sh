@@ -1,0 +1,252 @@
+#!/usr/bin/env bash
+# End-to-end: two real Linux guests (QEMU TCG, Debian cloud kernel, busybox
+# initramfs from make_initramfs.sh) ping each other through hvswitch.
+#
+#   two_guests_ping.sh [--build-dir DIR] [--hvswitch PATH] [--hvctl PATH]
+#                      [--cache-dir DIR]
+#
+#   --build-dir DIR    meson build dir holding app/hvswitch/hvswitch and
+#                      app/hvctl/hvctl (default: the repo's build/)
+#   --hvswitch PATH    the daemon (default BUILD_DIR/app/hvswitch/hvswitch)
+#   --hvctl PATH       the CLI (default BUILD_DIR/app/hvctl/hvctl)
+#   --cache-dir DIR    where the initramfs is cached (default: BUILD_DIR/e2e)
+#
+# Environment:
+#   HV_E2E_TIMEOUT     global deadline in seconds for both guests (default 300)
+#   HV_E2E_COUNT       pings per guest after the peer answered (default 20)
+#   HV_E2E_MIN         replies needed per guest (default: all of them)
+#   HV_E2E_QEMU_CPUS   taskset CPU list for both QEMUs; empty = let them float
+#                      (default 0: hvswitch's PMD busy-polls CPU 1)
+#   HV_E2E_KEEP=1      keep the run directory (logs) after the test
+#   HV_E2E_STAGGER=S   start guest 2 S seconds after guest 1 (default 0; to
+#                      exercise the guests' wait-for-peer path)
+#
+# Exit: 0 all checks passed, 1 a check failed, 77 skipped (QEMU, a cloud
+# kernel or busybox-static not installed).
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=$root/build
+cache=
+hvswitch=
+hvctl_bin=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build-dir) build=$2; shift 2 ;;
+	--hvswitch) hvswitch=$2; shift 2 ;;
+	--hvctl) hvctl_bin=$2; shift 2 ;;
+	--cache-dir) cache=$2; shift 2 ;;
+	*) echo "usage: $0 [--build-dir DIR] [--hvswitch PATH] [--hvctl PATH] [--cache-dir DIR]" >&2
+		exit 2 ;;
+	esac
+done
+if [ -z "$hvswitch" ] || [ -z "$hvctl_bin" ] || [ -z "$cache" ]; then
+	build=$(cd "$build" 2>/dev/null && pwd) || { echo "FAIL: no build dir $build" >&2; exit 1; }
+fi
+cache=${cache:-$build/e2e}
+timeout_s=${HV_E2E_TIMEOUT:-300}
+count=${HV_E2E_COUNT:-20}
+min=${HV_E2E_MIN:-$count}
+qemu_cpus=${HV_E2E_QEMU_CPUS-0}
+
+skip() { echo "SKIP: $*"; exit 77; }
+qemu=$(command -v qemu-system-x86_64) || skip "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)"
+kernel=$(ls -1 /boot/vmlinuz-*-cloud-amd64 2>/dev/null | sort -V | tail -n1)
+[ -n "$kernel" ] || skip "no /boot/vmlinuz-*-cloud-amd64 (apt-get install linux-image-cloud-amd64)"
+kver=${kernel#/boot/vmlinuz-}
+[ -x /bin/busybox ] || skip "no static busybox (apt-get install busybox-static)"
+command -v python3 >/dev/null || skip "python3 missing"
+hvswitch=${hvswitch:-$build/app/hvswitch/hvswitch}
+hvctl_bin=${hvctl_bin:-$build/app/hvctl/hvctl}
+for b in "$hvswitch" "$hvctl_bin"; do
+	[ -x "$b" ] || { echo "FAIL: $b not built (ninja -C $build)"; exit 1; }
+done
+
+initrd=$("$here/make_initramfs.sh" "$cache" "$kver" | tail -n1)
+rc=${PIPESTATUS[0]}
+[ "$rc" -eq 77 ] && skip "initramfs prerequisites missing"
+[ "$rc" -eq 0 ] && [ -f "$initrd" ] || { echo "FAIL: make_initramfs.sh failed ($rc)"; exit 1; }
+
+run=$(mktemp -d /tmp/hvswitch-e2e.XXXXXX)
+switch_pid=
+qemu_pids=()
+stop_pid() { # pid signal: signal, wait up to 5 s, then SIGKILL
+	local pid=$1 sig=$2
+	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+	kill "-$sig" "$pid" 2>/dev/null
+	for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+cleanup() {
+	local p
+	for p in "${qemu_pids[@]}"; do stop_pid "$p" TERM; done
+	stop_pid "$switch_pid" INT
+	if [ "${HV_E2E_KEEP:-0}" = 1 ]; then echo "run directory kept: $run"; else rm -rf "$run"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+hvctl() { "$hvctl_bin" --socket "$run/hvswitch.sock" "$@"; }
+t0=$(date +%s.%N)
+elapsed() { awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
+
+echo "--- hvswitch: main lcore 0, PMD on lcore 1 (run dir $run)"
+"$hvswitch" -l 0,1 --main-lcore 0 --no-pci --no-huge -m 256 --file-prefix "hve2e-$$" \
+	-- --run-dir "$run" --config "$run/hv.json" >"$run/switch.log" 2>&1 &
+switch_pid=$!
+for _ in $(seq 200); do
+	[ -S "$run/hvswitch.sock" ] && break
+	kill -0 "$switch_pid" 2>/dev/null || break
+	sleep 0.1
+done
+if ! [ -S "$run/hvswitch.sock" ]; then
+	echo "FAIL: hvswitch did not start"; cat "$run/switch.log"; exit 1
+fi
+hvctl port add vm1 --type vhost-user >/dev/null && hvctl port add vm2 --type vhost-user >/dev/null ||
+	{ echo "FAIL: hvctl port add"; cat "$run/switch.log"; exit 1; }
+
+pin=()
+[ -n "$qemu_cpus" ] && pin=(taskset -c "$qemu_cpus")
+echo "--- two guests: $kernel, $(basename "$initrd"), QEMU CPUs: ${qemu_cpus:-floating}"
+for n in 1 2; do
+	peer=$((3 - n))
+	[ "$n" = 2 ] && [ "${HV_E2E_STAGGER:-0}" != 0 ] && sleep "$HV_E2E_STAGGER"
+	"${pin[@]}" "$qemu" -accel tcg -cpu max -smp 1 -m 512 -nodefaults -no-reboot \
+		-display none -monitor none -serial "file:$run/vm$n.log" \
+		-kernel "$kernel" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 hv.ip=10.0.0.$n/24 hv.peer=10.0.0.$peer hv.count=$count hv.min=$min hv.wait=$((timeout_s / 2)) hv.linger=$timeout_s" \
+		-object memory-backend-memfd,id=mem,size=512M,share=on -numa node,memdev=mem \
+		-chardev "socket,id=c0,path=$run/vm$n.sock" -netdev vhost-user,id=n0,chardev=c0 \
+		-device "virtio-net-pci,netdev=n0,mac=52:54:00:00:00:0$n,romfile=,vectors=0" \
+		</dev/null >"$run/qemu$n.out" 2>&1 &
+	qemu_pids+=($!)
+done
+
+# Wait for both guests to report (HVTEST END comes after their result and
+# statistics); no fixed sleeps: poll the serial logs against one deadline.
+deadline=$(( $(date +%s) + timeout_s ))
+declare -A done_at=()
+while :; do
+	all=1
+	for n in 1 2; do
+		[ -n "${done_at[$n]:-}" ] && continue
+		if grep -q '^HVTEST END' "$run/vm$n.log" 2>/dev/null; then
+			done_at[$n]=$(elapsed)
+			echo "guest $n finished after ${done_at[$n]} s"
+		elif ! kill -0 "${qemu_pids[$((n - 1))]}" 2>/dev/null; then
+			done_at[$n]=exited
+			echo "guest $n: QEMU exited before reporting:"; cat "$run/qemu$n.out"
+		else
+			all=0
+		fi
+	done
+	[ $all = 1 ] && break
+	if [ "$(date +%s)" -ge "$deadline" ]; then
+		echo "timeout: guests did not report within $timeout_s s"
+		break
+	fi
+	sleep 0.5
+done
+
+# Collect the switch's view while both guests are still up.
+hvctl --json fdb show >"$run/fdb.json" 2>&1
+hvctl --json stats >"$run/stats.json" 2>&1
+hvctl fdb show >"$run/fdb.txt" 2>&1
+hvctl stats >"$run/stats.txt" 2>&1
+for p in "${qemu_pids[@]}"; do stop_pid "$p" TERM; done
+qemu_pids=()
+
+passed=0
+failed=0
+check() { # name, then the command
+	local name=$1
+	shift
+	if "$@"; then
+		echo "PASS: $name"; passed=$((passed + 1))
+	else
+		echo "FAIL: $name"; failed=$((failed + 1))
+	fi
+}
+
+for n in 1 2; do
+	echo "=== guest $n (10.0.0.$n, 52:54:00:00:00:0$n, port vm$n)"
+	grep -E '^HVTEST|round-trip|packets transmitted' "$run/vm$n.log" 2>/dev/null
+	sed -n '/^--- \/proc\/interrupts/,/^HVTEST END/p' "$run/vm$n.log" 2>/dev/null | grep -v '^HVTEST END'
+	if ! grep -q '^HVTEST PING ok' "$run/vm$n.log" 2>/dev/null; then
+		echo "--- last lines of guest $n's console:"
+		tail -n 40 "$run/vm$n.log" 2>/dev/null
+	fi
+done
+echo "=== hvswitch"
+cat "$run/fdb.txt" "$run/stats.txt"
+
+for n in 1 2; do
+	check "guest $n pinged 10.0.0.$((3 - n)) ($min/$count replies needed)" \
+		grep -q '^HVTEST PING ok' "$run/vm$n.log"
+done
+# FDB: each guest's MAC learned on its own port.
+fdb_ok() { # mac port
+	python3 - "$run/fdb.json" "$1" "$2" <<'PY'
+import json, sys
+try:
+    data = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("  fdb JSON unreadable:", e); sys.exit(1)
+if isinstance(data, dict):
+    data = data.get("entries", data.get("fdb", []))
+for e in data:
+    mac = str(e.get("mac", "")).lower()
+    port = e.get("port", e.get("port_name"))
+    if mac == sys.argv[2] and port == sys.argv[3]:
+        sys.exit(0)
+print("  no fdb entry", sys.argv[2], "->", sys.argv[3], "in", json.dumps(data))
+sys.exit(1)
+PY
+}
+stats_ok() { # port: received and sent at least (count) packets
+	python3 - "$run/stats.json" "$1" "$count" <<'PY'
+import json, sys
+try:
+    data = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("  stats JSON unreadable:", e); sys.exit(1)
+want = int(sys.argv[3])
+for p in data.get("ports", []):
+    if p.get("name") == sys.argv[2]:
+        if p.get("rx_packets", 0) >= want and p.get("tx_packets", 0) >= want:
+            sys.exit(0)
+        print("  port", sys.argv[2], "counted too little:", json.dumps(p)); sys.exit(1)
+print("  port", sys.argv[2], "not in stats"); sys.exit(1)
+PY
+}
+for n in 1 2; do
+	check "fdb: 52:54:00:00:00:0$n learned on vm$n" fdb_ok "52:54:00:00:00:0$n" "vm$n"
+done
+for n in 1 2; do
+	check "stats: vm$n received and sent >= $count packets" stats_ok "vm$n"
+done
+# The switch survived both guests and stops cleanly (sanitizer builds report
+# at exit).
+switch_rc=running
+if kill -0 "$switch_pid" 2>/dev/null; then
+	kill -INT "$switch_pid"
+	for _ in $(seq 100); do kill -0 "$switch_pid" 2>/dev/null || break; sleep 0.1; done
+	if kill -0 "$switch_pid" 2>/dev/null; then
+		switch_rc=hung
+	else
+		wait "$switch_pid"; switch_rc=$?
+	fi
+else
+	switch_rc="died($(wait "$switch_pid"; echo $?))"
+fi
+switch_clean() {
+	[ "$switch_rc" = 0 ] && ! grep -qE 'Sanitizer|runtime error' "$run/switch.log"
+}
+check "hvswitch stopped cleanly on SIGINT (exit $switch_rc)" switch_clean
+switch_clean || tail -n 40 "$run/switch.log"
+[ "$switch_rc" = hung ] || switch_pid=
+echo "wall time: $(elapsed) s"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
