@@ -119,6 +119,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(iov_in_region(&mem, &chain.iov[i]));
 		total += chain.iov[i].len;
 	}
+	/* the inline fast path must agree with the full walker on every input */
+	{
+		static struct hv_chain fast;
+		uint32_t fhint = hint0;
+		int frc = hv_vring_walk_fast((const struct vring_desc *)region_buf[0], ring_size,
+					     &mem, &fhint, head, writable, indirect_ok, &fast);
+
+		FUZZ_ASSERT(frc == rc);
+		if (rc == 0) {
+			FUZZ_ASSERT(fast.n_iov == chain.n_iov && fast.len == chain.len);
+			for (unsigned int i = 0; i < chain.n_iov; i++)
+				FUZZ_ASSERT(fast.iov[i].base == chain.iov[i].base &&
+					    fast.iov[i].len == chain.iov[i].len);
+		}
+	}
 	if (rc != 0)
 		return 0;
 	FUZZ_ASSERT(head < ring_size);
