@@ -58,12 +58,12 @@ only_help(const char *what, int argc, char **argv)
 static void
 print_port(const cJSON *port)
 {
-	static const char *const skip[] = {"stats", "queues", NULL};
+	static const char *const skip[] = {"stats", "qps", NULL};
 	static const struct hvctl_col fixed[] = {
 		{"QP", HVCTL_RIGHT}, {"PMD", HVCTL_RIGHT}, {"DIR", HVCTL_LEFT},
 	};
 	const cJSON *stats = cJSON_GetObjectItemCaseSensitive(port, "stats");
-	const cJSON *queues = cJSON_GetObjectItemCaseSensitive(port, "queues");
+	const cJSON *queues = cJSON_GetObjectItemCaseSensitive(port, "qps");
 	struct hvctl_col cols[3 + MAX_QUEUE_COLS];
 	const char *keys[MAX_QUEUE_COLS];
 	unsigned int nkeys = 0, i;

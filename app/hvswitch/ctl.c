@@ -123,6 +123,7 @@ cmd_port_show(void *ctx, const cJSON *args, cJSON **result, char *err, size_t er
 	p = port_arg(args, "port.show", true, err, errlen);
 	if (p == NULL)
 		return -1;
+	hv_fdb_apply(sw.fdb); /* what was learned up to now counts */
 	*result = sw_port_json(p, true);
 	return 0;
 }
@@ -295,6 +296,7 @@ cmd_stats(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen
 	p = port_arg(args, "stats", false, err, errlen);
 	if (p == NULL && err[0] != '\0')
 		return -1;
+	hv_fdb_apply(sw.fdb);
 	*result = cJSON_CreateObject();
 	ports = cJSON_AddArrayToObject(*result, "ports");
 	for (uint16_t i = 0; i < SW_MAX_PORTS; i++)

@@ -278,7 +278,7 @@ sw_port_json(const struct sw_port *p, bool details)
 	cJSON_AddNumberToObject(st, "driver_drops", (double)drv_drops);
 	cJSON_AddNumberToObject(st, "drops", (double)(drops + drv_drops));
 	cJSON_AddNumberToObject(st, "interrupts", (double)irqs);
-	cJSON_AddItemToObject(o, "queues", queues_json(p));
+	cJSON_AddItemToObject(o, "qps", queues_json(p));
 	if (p->running)
 		p->ops->describe(p, o);
 	return o;

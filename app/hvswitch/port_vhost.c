@@ -54,17 +54,17 @@ vhost_link_up(const struct sw_port *p)
 	return p->vhost != NULL && hv_vhost_queue_ready(p->vhost, 0);
 }
 
-static void
-vring_json(const struct sw_port *p, uint16_t v, cJSON *arr)
+/* One vring's counters; the switch's rx is the guest's TX ring (odd vring). */
+static cJSON *
+vring_json(const struct sw_port *p, uint16_t v)
 {
 	struct hv_vhost_vring_stats s;
 	cJSON *o;
 
 	if (hv_vhost_vring_stats(p->vhost, v, &s) != 0)
-		return;
+		return NULL;
 	o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "vring", v);
-	cJSON_AddStringToObject(o, "ring", v & 1 ? "guest_tx" : "guest_rx");
 	cJSON_AddNumberToObject(o, "packets", (double)s.packets);
 	cJSON_AddNumberToObject(o, "bytes", (double)s.bytes);
 	cJSON_AddNumberToObject(o, "kicks", (double)s.kicks);
@@ -73,13 +73,13 @@ vring_json(const struct sw_port *p, uint16_t v, cJSON *arr)
 	cJSON_AddNumberToObject(o, "stops", (double)s.stops);
 	for (int d = HV_VHOST_DROP__FIRST; d < HV_VHOST_DROP__MAX; d++)
 		cJSON_AddNumberToObject(o, hv_vhost_drop_name(d), (double)s.drops[d]);
-	cJSON_AddItemToArray(arr, o);
+	return o;
 }
 
 static void
 vhost_describe(const struct sw_port *p, cJSON *obj)
 {
-	cJSON *rings;
+	cJSON *qps = cJSON_GetObjectItemCaseSensitive(obj, "qps");
 
 	if (p->vhost == NULL)
 		return;
@@ -87,9 +87,15 @@ vhost_describe(const struct sw_port *p, cJSON *obj)
 	cJSON_AddNumberToObject(obj, "connections",
 				(double)hv_vhost_port_connections(p->vhost));
 	cJSON_AddNumberToObject(obj, "features", (double)hv_vhost_port_features(p->vhost));
-	rings = cJSON_AddArrayToObject(obj, "vrings");
-	for (uint16_t v = 0; v < 2 * p->conf.queues; v++)
-		vring_json(p, v, rings);
+	/* per queue pair: rx = what the guest sent, tx = what it was given */
+	for (uint16_t q = 0; q < p->conf.queues; q++) {
+		cJSON *qp = cJSON_GetArrayItem(qps, q);
+
+		if (qp == NULL)
+			break;
+		cJSON_AddItemToObject(qp, "rx", vring_json(p, 2 * q + 1));
+		cJSON_AddItemToObject(qp, "tx", vring_json(p, 2 * q));
+	}
 }
 
 static void

@@ -3,10 +3,11 @@
  * Counters on DPDK's telemetry socket (/var/run/dpdk/<prefix>/dpdk_telemetry.v2),
  * readable with the stock dpdk-telemetry.py:
  *   /hvswitch/ports          port names
- *   /hvswitch/port,<name>    every counter of one port (flattened: vrings.0.packets ...)
+ *   /hvswitch/port,<name>    every counter of one port (flattened: qps/0/rx/packets ...)
  *   /hvswitch/pmd            per-PMD cycles, packets, batches
  *   /hvswitch/fdb            FDB size and learning counters
- * The same JSON the control socket serves is flattened into telemetry dicts.
+ * The same JSON the control socket serves is flattened into telemetry dicts
+ * ('/' joins names: telemetry takes only [A-Za-z0-9_/] in keys).
  * Callbacks run on the telemetry thread and take sw.lock.
  */
 #include <stdio.h>
@@ -27,9 +28,9 @@ flatten(struct rte_tel_data *d, const cJSON *j, const char *prefix)
 		char name[RTE_TEL_MAX_STRING_LEN];
 
 		if (cJSON_IsArray(j))
-			snprintf(name, sizeof(name), "%s%s%d", prefix, prefix[0] ? "." : "", i++);
+			snprintf(name, sizeof(name), "%s%s%d", prefix, prefix[0] ? "/" : "", i++);
 		else
-			snprintf(name, sizeof(name), "%s%s%s", prefix, prefix[0] ? "." : "",
+			snprintf(name, sizeof(name), "%s%s%s", prefix, prefix[0] ? "/" : "",
 				 it->string);
 		if (cJSON_IsObject(it) || cJSON_IsArray(it))
 			flatten(d, it, name);
@@ -66,6 +67,7 @@ from_command(int (*fn)(cJSON **out, const char *param), const char *param,
 static int
 port_detail(cJSON **out, const char *name)
 {
+	hv_fdb_apply(sw.fdb); /* what was learned up to now counts */
 	struct sw_port *p = name ? sw_port_find(name) : NULL;
 
 	if (p == NULL)
@@ -101,6 +103,7 @@ fdb_detail(cJSON **out, const char *param)
 	struct hv_fdb_stats fs;
 
 	RTE_SET_USED(param);
+	hv_fdb_apply(sw.fdb);
 	hv_fdb_get_stats(sw.fdb, &fs);
 	*out = cJSON_CreateObject();
 	cJSON_AddNumberToObject(*out, "entries", hv_fdb_count(sw.fdb, HV_FDB_PORT_NONE));

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Run an in-process DPDK test with the EAL arguments these machines need:
 # no PCI probing (it would take the machine's own NIC), a file prefix of its
-# own, two lcores, and hugepages only when HV_TEST_HUGEPAGES=1.
-set -e
+# own, two lcores, and hugepages only when HV_TEST_HUGEPAGES=1. Its DPDK
+# runtime directory is removed afterwards.
 prog=$1
 shift
 if [ "${HV_TEST_HUGEPAGES:-0}" = 1 ]; then
@@ -10,4 +10,8 @@ if [ "${HV_TEST_HUGEPAGES:-0}" = 1 ]; then
 else
 	mem="--no-huge -m 512"
 fi
-exec "$prog" -l 0,1 --no-pci $mem --file-prefix "hvtest$$" --log-level=hvswitch:info "$@"
+prefix="hvtest$$"
+"$prog" -l 0,1 --no-pci $mem --file-prefix "$prefix" --log-level=hvswitch:info "$@"
+rc=$?
+rm -rf "/var/run/dpdk/$prefix"
+exit $rc

@@ -121,7 +121,7 @@ h_port_show(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errl
 		return -1;
 	return h_canned("{\"name\":\"vm1\",\"type\":\"vhost-user\",\"state\":\"up\","
 			"\"stats\":{\"rx_packets\":100,\"tx_packets\":200},"
-			"\"queues\":[{\"qp\":0,\"pmd\":1,\"rx\":{\"packets\":11,\"bytes\":1100},"
+			"\"qps\":[{\"qp\":0,\"pmd\":1,\"rx\":{\"packets\":11,\"bytes\":1100},"
 			"\"tx\":{\"packets\":22,\"bytes\":2200,\"kicks\":7}}]}",
 			result, err, errlen);
 }
