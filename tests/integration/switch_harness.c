@@ -641,10 +641,25 @@ guest_send(struct guest *g, const struct rte_ether_addr *dst, const struct rte_e
 	return id;
 }
 
+/* Copy a frame without its 802.1Q tag (if any); returns its length. */
+static uint32_t
+untag(const uint8_t *f, uint32_t len, uint8_t *out, uint16_t *vid)
+{
+	*vid = 0;
+	if (len >= 18 && f[12] == 0x81 && f[13] == 0x00) {
+		*vid = (uint16_t)((f[14] << 8 | f[15]) & 0xfff);
+		memcpy(out, f, 12);
+		memcpy(out + 12, f + 16, len - 16);
+		return len - 4;
+	}
+	memcpy(out, f, len);
+	return len;
+}
+
 static void
 record(struct guest *g, struct rte_mbuf *m)
 {
-	uint8_t buf[2048], want[2048];
+	uint8_t buf[2048], want[2048], got[2048], sent_bare[2048];
 	struct rx_rec r = {.id = UINT32_MAX};
 	const uint8_t *d;
 	uint32_t off;
@@ -662,14 +677,27 @@ record(struct guest *g, struct rte_mbuf *m)
 				      (uint32_t)d[off + 8] << 8 | d[off + 9];
 
 			if (id < next_id) {
+				uint16_t vid_sent;
+				uint32_t n_got = untag(d, m->pkt_len, got, &r.tag);
+				uint32_t n_sent = untag(want, build(id, want), sent_bare, &vid_sent);
+
 				r.id = id;
-				r.exact = build(id, want) == m->pkt_len &&
-					  memcmp(want, d, m->pkt_len) == 0;
+				/* a switch may push or pop a tag; everything else is as sent */
+				r.exact = n_got == n_sent && memcmp(got, sent_bare, n_got) == 0;
 			}
 		}
 	}
 	if (g->n_rx < SWH_MAX_RX)
 		g->rx[g->n_rx++] = r;
+}
+
+uint16_t
+guest_tag(const struct guest *g, uint32_t id)
+{
+	for (unsigned int i = 0; i < g->n_rx; i++)
+		if (g->rx[i].id == id)
+			return g->rx[i].tag;
+	return UINT16_MAX;
 }
 
 unsigned int

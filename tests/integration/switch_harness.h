@@ -79,7 +79,8 @@ int hvsw_fdb_count(struct hvsw *d, const char *port);
 
 struct rx_rec {
 	uint32_t id;  /* UINT32_MAX: not one of ours */
-	bool exact;   /* bytes identical to what was sent */
+	bool exact;   /* bytes identical to what was sent, 802.1Q tags aside */
+	uint16_t tag; /* the frame's VLAN id as received, 0 when untagged */
 };
 
 struct guest {
@@ -116,6 +117,8 @@ uint32_t guest_send(struct guest *g, const struct rte_ether_addr *dst,
 unsigned int swh_poll(void);
 /* Times @id arrived at @g so far. */
 unsigned int guest_count(const struct guest *g, uint32_t id);
+/* VLAN id frame @id arrived with at @g (0: untagged; UINT16_MAX: never came). */
+uint16_t guest_tag(const struct guest *g, uint32_t id);
 /* Poll until @id has arrived at @g; false after @timeout_ms. */
 bool guest_wait(struct guest *g, uint32_t id, unsigned int timeout_ms);
 /* Frames at @g that were not byte-exact or not ours. */

@@ -376,6 +376,49 @@ START_TEST(vlan_isolation)
 }
 END_TEST
 
+/* A trunk carries every VLAN tagged: tags pushed towards it, popped away from it. */
+START_TEST(vlan_trunk)
+{
+	uint32_t b, t, u, k, bar;
+
+	start(NULL);
+	add(0, ",\"vlan\":10");
+	add(1, ",\"trunk\":true");
+	add(2, ",\"vlan\":20");
+	add(3, NULL);
+	/* access port -> trunk: tag 10 pushed */
+	b = guest_send(&G[0], &swh_bcast, NULL, 0);
+	must_arrive(1, b);
+	ck_assert_uint_eq(guest_tag(&G[1], b), 10);
+	/* trunk, tag 20 -> only the VLAN 20 access port, untagged */
+	t = guest_send(&G[1], &swh_bcast, NULL, 20);
+	must_arrive(2, t);
+	ck_assert_uint_eq(guest_tag(&G[2], t), 0);
+	/* trunk, untagged -> the untagged domain */
+	u = guest_send(&G[1], &swh_bcast, NULL, 0);
+	must_arrive(3, u);
+	ck_assert_uint_eq(guest_tag(&G[3], u), 0);
+	/* vm0 was learned in VLAN 10: a unicast tagged 10 reaches it alone, untagged */
+	k = guest_send(&G[1], &G[0].mac, NULL, 10);
+	must_arrive(0, k);
+	ck_assert_uint_eq(guest_tag(&G[0], k), 0);
+	/* barriers: a later broadcast of each guest's own domain, from the trunk */
+	bar = guest_send(&G[1], &swh_bcast, NULL, 10);
+	must_arrive(0, bar);
+	bar = guest_send(&G[1], &swh_bcast, NULL, 20);
+	must_arrive(2, bar);
+	bar = guest_send(&G[1], &swh_bcast, NULL, 0);
+	must_arrive(3, bar);
+	ck_assert_uint_eq(guest_count(&G[2], b) + guest_count(&G[3], b), 0);
+	ck_assert_uint_eq(guest_count(&G[0], t) + guest_count(&G[3], t), 0);
+	ck_assert_uint_eq(guest_count(&G[0], u) + guest_count(&G[2], u), 0);
+	ck_assert_uint_eq(guest_count(&G[2], k) + guest_count(&G[3], k), 0);
+	ck_assert_uint_eq(guest_count(&G[0], b) + guest_count(&G[1], t) + guest_count(&G[1], k), 0);
+	no_bad_frames(4);
+	stop_ok();
+}
+END_TEST
+
 /* ---- 7. port changes under traffic ---- */
 
 /* PMD of queue pair @qp in port.show's "qps" array. */
@@ -821,6 +864,7 @@ make_suite(void)
 	tcase_add_test(t, mac_move);
 	tcase_add_test(t, mac_limit);
 	tcase_add_test(t, vlan_isolation);
+	tcase_add_test(t, vlan_trunk);
 	tcase_add_test(t, port_changes_under_traffic);
 	tcase_add_test(t, restart_server_ports);
 	tcase_add_test(t, restart_client_port);
