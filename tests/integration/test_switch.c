@@ -11,6 +11,11 @@
  * reached G before it.
  */
 #include <check.h>
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <sys/socket.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <stdio.h>
@@ -415,6 +420,113 @@ START_TEST(vlan_trunk)
 	ck_assert_uint_eq(guest_count(&G[2], k) + guest_count(&G[3], k), 0);
 	ck_assert_uint_eq(guest_count(&G[0], b) + guest_count(&G[1], t) + guest_count(&G[1], k), 0);
 	no_bad_frames(4);
+	stop_ok();
+}
+END_TEST
+
+/* ---- ethdev uplink: a kernel tap interface behind net_tap ---- */
+
+/* A raw socket on interface @ifname, or -1. */
+static int
+raw_open(const char *ifname)
+{
+	struct sockaddr_ll sa = {.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL)};
+	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
+
+	sa.sll_ifindex = (int)if_nametoindex(ifname);
+	if (fd < 0 || sa.sll_ifindex == 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Wait for a frame of ours with id @id on the raw socket (the guests are polled meanwhile). */
+static bool
+raw_wait(int fd, uint32_t id)
+{
+	uint64_t end = swh_now_ms() + T;
+	uint8_t f[2048];
+
+	while (swh_now_ms() < end) {
+		ssize_t n = recv(fd, f, sizeof(f), MSG_DONTWAIT);
+
+		/* ethertype 0x88b5, magic "HVST", then the id (see switch_harness.c) */
+		if (n >= 24 && f[12] == 0x88 && f[13] == 0xb5 && memcmp(f + 14, "HVST", 4) == 0 &&
+		    ((uint32_t)f[18] << 24 | (uint32_t)f[19] << 16 | (uint32_t)f[20] << 8 | f[21]) == id)
+			return true;
+		swh_poll();
+	}
+	return false;
+}
+
+static int
+iface_set_up(const char *ifname, bool up)
+{
+	char cmd[96];
+
+	snprintf(cmd, sizeof(cmd), "ip link set %s %s", ifname, up ? "up" : "down");
+	return system(cmd);
+}
+
+START_TEST(ethdev_uplink)
+{
+	char ifname[16], devargs[64], args[160];
+	uint8_t f[64] = {0};
+	uint32_t id;
+	int fd;
+
+	snprintf(ifname, sizeof(ifname), "hvt%d", (int)getpid() % 100000);
+	snprintf(devargs, sizeof(devargs), "net_tap%d,iface=%s", (int)getpid() % 1000, ifname);
+	start(NULL);
+	add(0, NULL);
+	snprintf(args, sizeof(args), "{\"name\":\"up0\",\"type\":\"ethdev\",\"devargs\":\"%s\"}",
+		 devargs);
+	cJSON_Delete(hvsw_ok(&D, "port.add", "%s", args));
+	ck_assert_int_eq(iface_set_up(ifname, true), 0);
+	ck_assert_msg(hvsw_wait_up(&D, "up0", T), "tap port not up");
+	fd = raw_open(ifname);
+	ck_assert_msg(fd >= 0, "raw socket on %s", ifname);
+	/* guest -> uplink: a broadcast floods to the tap interface */
+	id = guest_send(&G[0], &swh_bcast, NULL, 0);
+	ck_assert_msg(raw_wait(fd, id), "frame %u did not reach %s", id, ifname);
+	/* uplink -> guest: a frame sent into the interface reaches the guest byte-exact */
+	memset(f, 0xff, 6);
+	memcpy(f + 6, "\x02\x00\x00\x00\x00\x77", 6);
+	f[12] = 0x08;
+	f[13] = 0x06; /* an ARP-looking frame */
+	ck_assert_int_eq(send(fd, f, sizeof(f), 0), (int)sizeof(f));
+	{
+		const struct rte_ether_addr mac = {{2, 0, 0, 0, 0, 0x77}};
+		uint64_t end = swh_now_ms() + T;
+
+		/* learned on the uplink once the switch received it */
+		while (hvsw_fdb_has(&D, &mac, "up0") != 1 && swh_now_ms() < end)
+			usleep(5000);
+		ck_assert_int_eq(hvsw_fdb_has(&D, &mac, "up0"), 1);
+	}
+	/* the link state follows the interface */
+	ck_assert_int_eq(iface_set_up(ifname, false), 0);
+	{
+		uint64_t end = swh_now_ms() + T;
+		const char *st = NULL;
+		cJSON *r = NULL;
+
+		while (swh_now_ms() < end) {
+			cJSON_Delete(r);
+			r = hvsw_ok(&D, "port.show", "{\"name\":\"up0\"}");
+			st = swh_str(r, "state");
+			if (st != NULL && strcmp(st, "down") == 0)
+				break;
+			usleep(10000);
+		}
+		ck_assert_msg(st != NULL && strcmp(st, "down") == 0, "up0 state %s", st);
+		cJSON_Delete(r);
+	}
+	close(fd);
+	/* (the kernel's own frames on the tap, e.g. IPv6 router solicitations, reach vm0 too) */
+	ck_assert_uint_ge(hvsw_port_stat(&D, "vm0", "tx_packets"), 1);
 	stop_ok();
 }
 END_TEST
@@ -865,6 +977,7 @@ make_suite(void)
 	tcase_add_test(t, mac_limit);
 	tcase_add_test(t, vlan_isolation);
 	tcase_add_test(t, vlan_trunk);
+	tcase_add_test(t, ethdev_uplink);
 	tcase_add_test(t, port_changes_under_traffic);
 	tcase_add_test(t, restart_server_ports);
 	tcase_add_test(t, restart_client_port);
