@@ -16,6 +16,34 @@
  * and since a freed mbuf keeps its data, each burst only allocates mbufs and
  * sets their lengths. The virtio-net header goes in the headroom (one
  * descriptor per frame), as a DPDK guest sends it.
+ *
+ * For switches (tests/perf/bench_switch.sh) there is more:
+ *
+ *   --ports N       N virtio-user vdevs instead of two. Traffic still flows
+ *                   port 0 -> port 1 only; ports 2..N-1 are connected and
+ *                   started (the DUT sees N live guests) and only drained
+ *                   now and then.
+ *   --src-macs K    port 0's frames cycle their source MAC over K addresses
+ *   --dst-macs K    and their destination MAC over K addresses; then the 12
+ *                   MAC bytes are written into each frame before it is sent
+ *                   (the rest of the frame still comes from the template).
+ *                   Sources are 02:00:XX:XX:XX:XX with an odd 32-bit tail
+ *                   (2i+1), destinations with an even one (2j+2), so K = 1
+ *                   gives the default 02:00:00:00:00:01 -> ...:02.
+ *   --learn-first   before the warm-up, teach the DUT where every address
+ *                   is: a probe frame from port 0 (source 0 -> destination
+ *                   0), repeated until something comes out of port 1 (the
+ *                   DUT forwards); then, twice, one frame from port 1 for
+ *                   each destination address (source dst_j -> src_0) and one
+ *                   from port 0 for each source address (src_i -> dst_0),
+ *                   paced (256 frames, then drain every port and sleep 1 ms)
+ *                   so that a switch whose control thread learns can keep
+ *                   up. A learning switch then knows the K destinations on
+ *                   port 1 and the K sources on port 0, and forwards the
+ *                   measured traffic as known unicast (no flooding).
+ *
+ * Extra RESULT fields then: ports, src_macs, dst_macs, learn_sent (learning
+ * frames sent), learn_rx (learning frames that came back out of port 0 or 1).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -41,7 +69,11 @@
 #include <rte_mbuf.h>
 #include <rte_udp.h>
 
-#define NB_PORTS 2
+#define NB_PORTS 2 /* default number of ports */
+#define MAX_PORTS RTE_MAX_ETHPORTS
+#define MAX_MACS (1u << 22)
+#define LEARN_POOL_SIZE 2047
+#define LEARN_CHUNK 256
 #define TX_PORT 0
 #define RX_PORT 1
 #define MAX_BURST 64
@@ -53,6 +85,34 @@
 #define MAX_SIZE 1518
 
 static volatile bool quit;
+static uint16_t nb_ports = NB_PORTS;
+
+/*
+ * Address sets: 02:00 then a 32-bit big-endian tail, odd for sources (2i+1),
+ * even for destinations (2j+2).
+ */
+#define SRC_TAIL(i) (2u * (uint32_t)(i) + 1u)
+#define DST_TAIL(j) (2u * (uint32_t)(j) + 2u)
+
+/* Where the next frame's addresses are in their sets (--src-macs, --dst-macs). */
+struct mac_cursor {
+	uint32_t n_src, n_dst;
+	uint32_t src, dst;
+};
+
+/* Write the tails of destination @dst and source @src into a frame (02:00 is there). */
+static inline void
+put_macs(uint8_t *frame, uint32_t dst, uint32_t src)
+{
+	uint32_t d = rte_cpu_to_be_32(dst), s = rte_cpu_to_be_32(src);
+
+	frame[0] = 0x02;
+	frame[1] = 0x00;
+	memcpy(frame + 2, &d, 4);
+	frame[6] = 0x02;
+	frame[7] = 0x00;
+	memcpy(frame + 8, &s, 4);
+}
 
 struct options {
 	unsigned int size;
@@ -61,6 +121,10 @@ struct options {
 	double duration_s;
 	double link_timeout_s;
 	long watch_pid;
+	unsigned int ports;
+	unsigned int src_macs;
+	unsigned int dst_macs;
+	bool learn_first;
 };
 
 #define MAX_WATCHED_THREADS 64
@@ -100,8 +164,14 @@ usage(const char *prog)
 	       "  --duration-s S    seconds measured (default 10)\n"
 	       "  --link-timeout-s S  seconds to wait for both links (default 10)\n"
 	       "  --watch-pid PID   report the CPU use of this process's threads (the DUT)\n"
-	       "                    during the measured window\n",
-	       prog, MIN_SIZE, MAX_SIZE, MAX_BURST);
+	       "                    during the measured window\n"
+	       "  --ports N         number of net_virtio_user vdevs (2..%u, default 2); traffic\n"
+	       "                    goes from port 0 to port 1, the others are only attached\n"
+	       "  --src-macs K      cycle the source MAC over K addresses (1..%u, default 1)\n"
+	       "  --dst-macs K      cycle the destination MAC over K addresses (default 1)\n"
+	       "  --learn-first     before the warm-up, make a learning switch learn every\n"
+	       "                    destination MAC on port 1 and every source MAC on port 0\n",
+	       prog, MIN_SIZE, MAX_SIZE, MAX_BURST, MAX_PORTS, MAX_MACS);
 }
 
 static int
@@ -142,13 +212,18 @@ parse_args(struct options *o, int argc, char **argv)
 		{"duration-s", required_argument, NULL, 'd'},
 		{"link-timeout-s", required_argument, NULL, 'l'},
 		{"watch-pid", required_argument, NULL, 'p'},
+		{"ports", required_argument, NULL, 'n'},
+		{"src-macs", required_argument, NULL, 'S'},
+		{"dst-macs", required_argument, NULL, 'D'},
+		{"learn-first", no_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int opt, rc = 0;
 
 	*o = (struct options){.size = 64, .burst = 32, .warmup_s = 2, .duration_s = 10,
-			      .link_timeout_s = 10};
+			      .link_timeout_s = 10, .ports = NB_PORTS, .src_macs = 1,
+			      .dst_macs = 1};
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
@@ -173,6 +248,18 @@ parse_args(struct options *o, int argc, char **argv)
 			o->watch_pid = pid;
 			break;
 		}
+		case 'n':
+			rc = parse_uint(optarg, 2, MAX_PORTS, &o->ports);
+			break;
+		case 'S':
+			rc = parse_uint(optarg, 1, MAX_MACS, &o->src_macs);
+			break;
+		case 'D':
+			rc = parse_uint(optarg, 1, MAX_MACS, &o->dst_macs);
+			break;
+		case 'L':
+			o->learn_first = true;
+			break;
 		case 'h':
 			usage(argv[0]);
 			exit(0);
@@ -342,7 +429,7 @@ port_setup(uint16_t port, struct rte_mempool *rx_mp)
 static bool
 links_up(void)
 {
-	for (uint16_t p = 0; p < NB_PORTS; p++) {
+	for (uint16_t p = 0; p < nb_ports; p++) {
 		struct rte_eth_link link;
 
 		if (rte_eth_link_get_nowait(p, &link) != 0 || !link.link_status)
@@ -377,11 +464,13 @@ drain_port(uint16_t port, struct counts *c)
  */
 static int
 run_phase(const struct options *o, struct rte_mempool *tx_mp, struct rte_mbuf **pend,
-	  uint16_t *npend, uint64_t until, uint64_t stall_cycles, struct counts *c)
+	  uint16_t *npend, uint64_t until, uint64_t stall_cycles, struct counts *c,
+	  struct mac_cursor *mc)
 {
 	uint64_t last_rx = rte_rdtsc(), now;
 	uint16_t burst = (uint16_t)o->burst;
 	uint32_t turn = 0;
+	bool vary = mc->n_src > 1 || mc->n_dst > 1;
 
 	while (!quit) {
 		uint16_t have = *npend, sent;
@@ -392,6 +481,16 @@ run_phase(const struct options *o, struct rte_mempool *tx_mp, struct rte_mbuf **
 				for (uint16_t i = have; i < burst; i++) {
 					pend[i]->data_len = (uint16_t)o->size;
 					pend[i]->pkt_len = o->size;
+				}
+				if (vary) {
+					for (uint16_t i = have; i < burst; i++) {
+						put_macs(rte_pktmbuf_mtod(pend[i], uint8_t *),
+							 DST_TAIL(mc->dst), SRC_TAIL(mc->src));
+						if (++mc->src == mc->n_src)
+							mc->src = 0;
+						if (++mc->dst == mc->n_dst)
+							mc->dst = 0;
+					}
 				}
 				have = burst;
 			}
@@ -405,11 +504,16 @@ run_phase(const struct options *o, struct rte_mempool *tx_mp, struct rte_mbuf **
 		}
 		*npend = have - sent;
 		drain_port(RX_PORT, c);
-		/* nothing is expected back on port 0; keep its ring empty all the same */
+		/*
+		 * nothing is expected back on port 0 (nor on the extra ports); keep
+		 * their rings empty all the same
+		 */
 		if ((++turn & 63) == 0) {
 			struct counts junk = {0};
 
 			drain_port(TX_PORT, &junk);
+			for (uint16_t p = NB_PORTS; p < nb_ports; p++)
+				drain_port(p, &junk);
 		}
 		if (c->rx_pkts != rx_before) {
 			last_rx = rte_rdtsc();
@@ -422,6 +526,125 @@ run_phase(const struct options *o, struct rte_mempool *tx_mp, struct rte_mbuf **
 		if (now >= until)
 			return 0;
 	}
+	return 0;
+}
+
+/* Receive and free everything waiting on every port; @return frames from ports 0 and 1. */
+static uint64_t
+drain_all(void)
+{
+	uint64_t n01 = 0;
+
+	for (uint16_t p = 0; p < nb_ports; p++) {
+		struct counts c = {0};
+
+		for (int i = 0; i < 64; i++) {
+			drain_port(p, &c);
+			if (c.rx_empty)
+				break;
+		}
+		if (p == TX_PORT || p == RX_PORT)
+			n01 += c.rx_pkts;
+	}
+	return n01;
+}
+
+/*
+ * Send @n learning frames (64 bytes) on @port, numbers @first.. of a set:
+ * from port 1, source DST_TAIL(k) to SRC_TAIL(0); from port 0, source
+ * SRC_TAIL(k) to DST_TAIL(0). Waits (1 s at most) while the ring or the pool
+ * is full. @return frames sent.
+ */
+static unsigned int
+learn_send(struct rte_mempool *mp, const uint8_t *tmpl, uint16_t port, uint32_t first,
+	   unsigned int n)
+{
+	struct rte_mbuf *m[LEARN_CHUNK];
+	uint64_t deadline = rte_rdtsc() + rte_get_tsc_hz();
+	unsigned int done = 0;
+
+	while (done < n && !quit) {
+		unsigned int want = RTE_MIN(n - done, (unsigned int)LEARN_CHUNK), sent = 0;
+
+		if (rte_pktmbuf_alloc_bulk(mp, m, want) != 0) {
+			if (rte_rdtsc() > deadline)
+				break;
+			drain_all();
+			rte_delay_us_sleep(100);
+			continue;
+		}
+		for (unsigned int i = 0; i < want; i++) {
+			uint8_t *d = rte_pktmbuf_mtod(m[i], uint8_t *);
+			uint32_t k = first + done + i;
+
+			memcpy(d, tmpl, 64);
+			if (port == RX_PORT)
+				put_macs(d, SRC_TAIL(0), DST_TAIL(k));
+			else
+				put_macs(d, DST_TAIL(0), SRC_TAIL(k));
+			m[i]->data_len = 64;
+			m[i]->pkt_len = 64;
+		}
+		while (sent < want && rte_rdtsc() <= deadline)
+			sent += rte_eth_tx_burst(port, 0, m + sent, (uint16_t)(want - sent));
+		if (sent < want)
+			rte_pktmbuf_free_bulk(m + sent, want - sent);
+		done += sent;
+		if (sent < want)
+			break;
+	}
+	return done;
+}
+
+/*
+ * --learn-first: probe until the DUT forwards port 0 -> port 1, then teach it
+ * the destination set on port 1 and the source set on port 0 (twice, paced).
+ * @return 0, or -1 when the probe never came through.
+ */
+static int
+learn_first(const struct options *o, struct rte_mempool *mp, uint64_t *sent, uint64_t *rx)
+{
+	uint64_t hz = rte_get_tsc_hz(), deadline = rte_rdtsc() + (uint64_t)(o->link_timeout_s * hz);
+	uint8_t tmpl[64];
+	bool through = false;
+
+	build_frame(tmpl, 64);
+	*sent = *rx = 0;
+	while (!through && !quit && rte_rdtsc() < deadline) {
+		uint64_t until = rte_rdtsc() + hz / 10;
+
+		*sent += learn_send(mp, tmpl, TX_PORT, 0, 1);
+		while (!through && rte_rdtsc() < until) {
+			struct counts c = {0};
+
+			drain_port(RX_PORT, &c);
+			through = c.rx_pkts > 0;
+			*rx += c.rx_pkts;
+			if (!through)
+				rte_delay_us_sleep(1000);
+		}
+	}
+	if (!through) {
+		fprintf(stderr, "hv_pktgen: learning probe: nothing came out of port 1 after %.1f s\n",
+			o->link_timeout_s);
+		return -1;
+	}
+	for (int pass = 0; pass < 2 && !quit; pass++) {
+		for (int side = 0; side < 2; side++) {
+			uint16_t port = side == 0 ? RX_PORT : TX_PORT;
+			uint32_t k = side == 0 ? o->dst_macs : o->src_macs;
+
+			for (uint32_t first = 0; first < k && !quit; first += LEARN_CHUNK) {
+				*sent += learn_send(mp, tmpl, port, first,
+						    RTE_MIN(k - first, (uint32_t)LEARN_CHUNK));
+				rte_delay_us_sleep(1000);
+				*rx += drain_all();
+			}
+		}
+	}
+	/* let the control thread apply what is queued */
+	rte_delay_us_sleep(200 * 1000);
+	*rx += drain_all();
 	return 0;
 }
 
@@ -444,8 +667,10 @@ int
 main(int argc, char **argv)
 {
 	struct rte_mbuf *pend[MAX_BURST];
-	struct rte_mempool *tx_mp, *rx_mp;
+	struct rte_mempool *tx_mp, *rx_mp, *learn_mp = NULL;
 	struct counts warm = {0}, meas = {0};
+	struct mac_cursor mc = {0};
+	uint64_t learn_sent = 0, learn_rx = 0;
 	struct thread_times dut0 = {0}, dut1 = {0};
 	struct options o;
 	uint16_t npend = 0;
@@ -464,16 +689,23 @@ main(int argc, char **argv)
 		goto out_eal;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	if (rte_eth_dev_count_avail() != NB_PORTS) {
-		fprintf(stderr, "hv_pktgen: need exactly %d ports (two net_virtio_user vdevs), "
-			"have %u\n", NB_PORTS, rte_eth_dev_count_avail());
+	if (rte_eth_dev_count_avail() != o.ports) {
+		fprintf(stderr, "hv_pktgen: need exactly %u ports (net_virtio_user vdevs), "
+			"have %u\n", o.ports, rte_eth_dev_count_avail());
 		goto out_eal;
 	}
+	nb_ports = (uint16_t)o.ports;
+	mc.n_src = o.src_macs;
+	mc.n_dst = o.dst_macs;
 	tx_mp = rte_pktmbuf_pool_create("gen_tx", TX_POOL_SIZE, POOL_CACHE, 0,
 					RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
-	rx_mp = rte_pktmbuf_pool_create("gen_rx", RX_POOL_SIZE, POOL_CACHE, 0,
-					RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
-	if (tx_mp == NULL || rx_mp == NULL) {
+	/* every RX ring is filled at start: room for the extra ports' rings */
+	rx_mp = rte_pktmbuf_pool_create("gen_rx", RX_POOL_SIZE + (o.ports - NB_PORTS) * RING_SIZE,
+					POOL_CACHE, 0, RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+	if (o.learn_first)
+		learn_mp = rte_pktmbuf_pool_create("gen_learn", 2 * LEARN_POOL_SIZE + 1, POOL_CACHE,
+						   0, RTE_PKTMBUF_HEADROOM + 128, rte_socket_id());
+	if (tx_mp == NULL || rx_mp == NULL || (o.learn_first && learn_mp == NULL)) {
 		fprintf(stderr, "hv_pktgen: mbuf pools: %s\n", rte_strerror(rte_errno));
 		goto out_pools;
 	}
@@ -481,7 +713,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "hv_pktgen: cannot prefill the TX pool\n");
 		goto out_pools;
 	}
-	for (uint16_t p = 0; p < NB_PORTS; p++)
+	for (uint16_t p = 0; p < nb_ports; p++)
 		if (port_setup(p, rx_mp) != 0)
 			goto out_ports;
 
@@ -495,10 +727,13 @@ main(int argc, char **argv)
 		rte_delay_us_sleep(10 * 1000);
 	}
 
+	if (o.learn_first && learn_first(&o, learn_mp, &learn_sent, &learn_rx) != 0)
+		goto out_ports;
+
 	/* warm-up: also waits for the DUT to start its rings (stall limit: link timeout) */
 	t0 = rte_rdtsc();
 	if (run_phase(&o, tx_mp, pend, &npend, t0 + (uint64_t)(o.warmup_s * hz),
-		      (uint64_t)(o.link_timeout_s * hz), &warm) != 0) {
+		      (uint64_t)(o.link_timeout_s * hz), &warm, &mc) != 0) {
 		print_stall("warm-up", &warm);
 		goto out_ports;
 	}
@@ -507,7 +742,7 @@ main(int argc, char **argv)
 	cpu0 = thread_cpu_s();
 	t0 = rte_rdtsc();
 	if (run_phase(&o, tx_mp, pend, &npend, t0 + (uint64_t)(o.duration_s * hz), hz,
-		      &meas) != 0) {
+		      &meas, &mc) != 0) {
 		print_stall("measurement", &meas);
 		goto out_ports;
 	}
@@ -524,24 +759,27 @@ main(int argc, char **argv)
 	secs = (double)(t1 - t0) / hz;
 	printf("RESULT size=%u rx_pps=%.0f tx_pps=%.0f rx_bps=%.0f rx_pkts=%" PRIu64
 	       " tx_pkts=%" PRIu64 " duration_s=%.3f tx_full_pct=%.1f rx_empty_pct=%.1f"
-	       " gen_cpu_pct=%.1f dut_fwd_cpu_pct=%.1f dut_other_cpu_pct=%.1f\n",
+	       " gen_cpu_pct=%.1f dut_fwd_cpu_pct=%.1f dut_other_cpu_pct=%.1f"
+	       " ports=%u src_macs=%u dst_macs=%u learn_sent=%" PRIu64 " learn_rx=%" PRIu64 "\n",
 	       o.size, meas.rx_pkts / secs, meas.tx_pkts / secs, meas.rx_bytes * 8.0 / secs,
 	       meas.rx_pkts, meas.tx_pkts, secs,
 	       meas.tx_calls ? 100.0 * meas.tx_full / meas.tx_calls : 0.0,
 	       meas.rx_calls ? 100.0 * meas.rx_empty / meas.rx_calls : 0.0,
-	       100.0 * (cpu1 - cpu0) / secs, dut_fwd, dut_other);
+	       100.0 * (cpu1 - cpu0) / secs, dut_fwd, dut_other, o.ports, o.src_macs, o.dst_macs,
+	       learn_sent, learn_rx);
 	fflush(stdout);
 	rc = 0;
 out_ports:
 	if (npend)
 		rte_pktmbuf_free_bulk(pend, npend);
-	for (uint16_t p = 0; p < NB_PORTS; p++) {
+	for (uint16_t p = 0; p < nb_ports; p++) {
 		rte_eth_dev_stop(p);
 		rte_eth_dev_close(p);
 	}
 out_pools:
 	rte_mempool_free(tx_mp);
 	rte_mempool_free(rx_mp);
+	rte_mempool_free(learn_mp);
 out_eal:
 	rte_eal_cleanup();
 	return rc;

@@ -1,0 +1,532 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Switch benchmark: app/hvswitch (L2 learning switch, two vhost-user ports)
+# against dpdk-testpmd io forwarding on net_vhost (a cross-connect: no
+# switching at all) and against Open vSwitch with DPDK (ovs-vswitchd-dpdk,
+# bridge datapath_type=netdev, dpdkvhostuserclient ports, the NORMAL action),
+# then hvswitch's cost curves: packets/s with 2, 8 and 32 ports, and with 10,
+# 1000 and 100000 learned MAC addresses. See doc/performance.rst ("Switch").
+#
+# usage: tests/perf/bench_switch.sh [BUILD_DIR]      (default ./build)
+#
+# Builds nothing. Everything runs on two CPUs: the generator (hv_pktgen, its
+# virtio-user frontends) and every DUT's main/control threads on
+# HV_BENCH_GEN_CPU, the DUT's one forwarding thread (PMD) alone on
+# HV_BENCH_DUT_CPU. Each run starts a fresh DUT and generator; the DUTs of a
+# repetition take turns (hvswitch, testpmd, ovs, hvswitch, ...), medians are
+# taken per (DUT, size). The generator makes a learning switch learn every
+# address first (--learn-first), so the measured traffic is known unicast.
+#
+# Environment (defaults in brackets):
+#   HV_BENCH_SIZES        frame sizes of the comparison, bytes without FCS ["64 1518"]
+#   HV_BENCH_REPS         repetitions of the comparison (and of each curve point) [3]
+#   HV_BENCH_CURVE_REPS   repetitions of each curve point       [HV_BENCH_REPS]
+#   HV_BENCH_DUTS         DUTs of the comparison                 ["hvswitch testpmd ovs"]
+#   HV_BENCH_CURVES       curves to run: "ports macs", or ""     ["ports macs"]
+#   HV_BENCH_PORTS_LIST   ports of the ports curve (at most 32)  ["2 8 32"]
+#   HV_BENCH_MACS_LIST    MAC set sizes of the MAC curve        ["10 1000 100000"]
+#   HV_BENCH_CURVE_SIZE   frame size of the curves               [64]
+#   HV_BENCH_WARMUP_S     generator warm-up before measuring     [3]
+#   HV_BENCH_DURATION_S   measured window                        [8]
+#   HV_BENCH_GEN_CPU      CPU of the generator and the DUTs' main threads [0]
+#   HV_BENCH_DUT_CPU      CPU of the DUTs' forwarding thread     [1]
+#   HV_BENCH_TESTPMD      testpmd binary                         [dpdk-testpmd]
+#   HV_BENCH_OVS_VSWITCHD ovs-vswitchd with DPDK  [/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk]
+#   HV_BENCH_PKTGEN       generator binary   [BUILD_DIR/tests/perf/hv_pktgen]
+#   HV_BENCH_KEEP_LOGS    1: keep the run directory with every log [0]
+#
+# The binaries of hvswitch, hvctl and the generator are copied into the run
+# directory first, so a rebuild during the benchmark does not change them.
+# Memory: --no-huge everywhere (DUTs -m 512 or 1024 for OVS, generator -m 256).
+#
+# Prints one "RUN ..." line per run, then tables and "SUMMARY ..." lines:
+#   SUMMARY size=S hvswitch_pps=.. testpmd_pps=.. ovs_pps=.. vs_testpmd=.. vs_ovs=..
+#   SUMMARY curve=ports ports=N pps=.. relative=..
+#   SUMMARY curve=macs macs=K pps=.. relative=..
+#   SUMMARY target=... met|missed|n/a
+# Exit status 0 when every run produced a result (targets missed or not).
+set -u -o pipefail
+
+build=${1:-./build}
+sizes=${HV_BENCH_SIZES:-64 1518}
+reps=${HV_BENCH_REPS:-3}
+curve_reps=${HV_BENCH_CURVE_REPS:-$reps}
+duts=${HV_BENCH_DUTS:-hvswitch testpmd ovs}
+curves=${HV_BENCH_CURVES-ports macs}
+ports_list=${HV_BENCH_PORTS_LIST:-2 8 32}
+macs_list=${HV_BENCH_MACS_LIST:-10 1000 100000}
+curve_size=${HV_BENCH_CURVE_SIZE:-64}
+warmup=${HV_BENCH_WARMUP_S:-3}
+duration=${HV_BENCH_DURATION_S:-8}
+gen_cpu=${HV_BENCH_GEN_CPU:-0}
+dut_cpu=${HV_BENCH_DUT_CPU:-1}
+testpmd=${HV_BENCH_TESTPMD:-dpdk-testpmd}
+vswitchd=${HV_BENCH_OVS_VSWITCHD:-/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk}
+pktgen_src=${HV_BENCH_PKTGEN:-$build/tests/perf/hv_pktgen}
+
+dut_mem=(--no-huge -m 512)
+gen_mem=(--no-huge -m 256)
+# hvswitch in the curves: no per-port limit, room for 2 x 100000 addresses
+curve_sw_opts=(--mac-limit 0 --fdb-capacity 262144 --fdb-age 3600)
+
+die() {
+	echo "bench_switch: $*" >&2
+	exit 1
+}
+note() {
+	echo "bench_switch: $*" >&2
+}
+
+[ -x "$build/app/hvswitch/hvswitch" ] || die "no $build/app/hvswitch/hvswitch (build first: ninja -C $build)"
+[ -x "$build/app/hvctl/hvctl" ] || die "no $build/app/hvctl/hvctl (build first: ninja -C $build)"
+[ -x "$pktgen_src" ] || die "no $pktgen_src (build first: ninja -C $build)"
+[ "$gen_cpu" != "$dut_cpu" ] || die "generator and DUT need two different CPUs"
+if [ "$gen_cpu" -lt "$dut_cpu" ]; then
+	dut_lcores=$gen_cpu,$dut_cpu
+else
+	dut_lcores=$dut_cpu,$gen_cpu
+fi
+dut_mask=$(printf '0x%x' $((1 << dut_cpu)))
+gen_mask=$(printf '0x%x' $((1 << gen_cpu)))
+
+rundir=$(mktemp -d /tmp/hvbench-switch.XXXXXX) || die "mktemp failed"
+pids=()           # processes to stop on exit
+fifo_fd=          # testpmd's stdin, held open while it runs
+prefix=hvsw$$-    # DPDK --file-prefix of everything we start (removed at exit)
+ovsdb_pid=
+
+# Stop one process: @3 (default INT), then SIGKILL after @2 seconds.
+stop_pid() {
+	local pid=$1 grace=${2:-10} sig=${3:-INT} i
+
+	kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+	kill "-$sig" "$pid" 2>/dev/null
+	for ((i = 0; i < grace * 10; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		note "pid $pid ignored SIG$sig, killing it"
+		kill -KILL "$pid" 2>/dev/null
+	fi
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
+forget_pid() {
+	local p keep=()
+
+	for p in "${pids[@]}"; do
+		[ "$p" = "$1" ] || keep+=("$p")
+	done
+	pids=("${keep[@]}")
+}
+
+cleanup() {
+	local i
+
+	# newest first: generator, then DUT, then ovsdb-server
+	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+		stop_pid "${pids[i]}" 5 TERM
+	done
+	pids=()
+	if [ -n "$fifo_fd" ]; then
+		exec {fifo_fd}>&-
+		fifo_fd=
+	fi
+	rm -rf /var/run/dpdk/"$prefix"* 2>/dev/null
+	if [ "${HV_BENCH_KEEP_LOGS:-0}" = 1 ]; then
+		note "logs kept in $rundir"
+	else
+		rm -rf "$rundir"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# our own copies: other people may rebuild while we measure
+mkdir -p "$rundir/bin" "$rundir/logs"
+cp "$build/app/hvswitch/hvswitch" "$build/app/hvctl/hvctl" "$rundir/bin/" || die "copy failed"
+cp "$pktgen_src" "$rundir/bin/hv_pktgen" || die "copy failed"
+hvswitch=$rundir/bin/hvswitch
+hvctl=$rundir/bin/hvctl
+pktgen=$rundir/bin/hv_pktgen
+
+# ---------------------------------------------------------------- OVS setup
+ovs_dir=$rundir/ovs
+ovs_ok=0
+ovs_why=
+ovs_vsctl() {
+	ovs-vsctl --db="unix:$ovs_dir/db.sock" --no-wait --timeout=10 "$@"
+}
+
+# Private ovsdb-server (one for the whole script) with the bridge and its two
+# dpdkvhostuserclient ports; ovs-vswitchd itself starts fresh for every run.
+ovs_setup() {
+	local i
+
+	if [ ! -x "$vswitchd" ]; then
+		ovs_why="no $vswitchd (apt-get install openvswitch-switch-dpdk)"
+		return 1
+	fi
+	if ! command -v ovsdb-server >/dev/null || ! command -v ovs-vsctl >/dev/null; then
+		ovs_why="no ovsdb-server/ovs-vsctl"
+		return 1
+	fi
+	if ! unshare --net true 2>/dev/null; then
+		ovs_why="unshare --net fails here (OVS must run in its own network namespace)"
+		return 1
+	fi
+	mkdir -p "$ovs_dir"
+	export OVS_RUNDIR=$ovs_dir OVS_DBDIR=$ovs_dir OVS_LOGDIR=$ovs_dir OVS_SYSCONFDIR=$ovs_dir
+	ovsdb-tool create "$ovs_dir/conf.db" /usr/share/openvswitch/vswitch.ovsschema \
+		>"$ovs_dir/ovsdb-tool.log" 2>&1 || { ovs_why="ovsdb-tool create failed"; return 1; }
+	taskset -c "$gen_cpu" ovsdb-server "$ovs_dir/conf.db" --remote="punix:$ovs_dir/db.sock" \
+		--unixctl="$ovs_dir/ovsdb.ctl" --log-file="$ovs_dir/ovsdb.log" \
+		--pidfile="$ovs_dir/ovsdb.pid" >"$ovs_dir/ovsdb.out" 2>&1 &
+	ovsdb_pid=$!
+	pids+=("$ovsdb_pid")
+	for ((i = 0; i < 100; i++)); do
+		[ -S "$ovs_dir/db.sock" ] && break
+		kill -0 "$ovsdb_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	[ -S "$ovs_dir/db.sock" ] || { ovs_why="ovsdb-server did not start: $(tail -2 "$ovs_dir/ovsdb.log")"; return 1; }
+	# --legacy-mem: ovs-vswitchd adds --in-memory otherwise, which --no-huge refuses;
+	# per-port-memory: the shared 262144-mbuf pool does not fit in -m 1024
+	{ ovs_vsctl init &&
+		ovs_vsctl set Open_vSwitch . other_config:dpdk-init=true \
+			"other_config:dpdk-extra=--no-pci --no-huge --legacy-mem -m 1024 --file-prefix=${prefix}ovs" \
+			other_config:pmd-cpu-mask="$dut_mask" other_config:dpdk-lcore-mask="$gen_mask" \
+			other_config:per-port-memory=true &&
+		ovs_vsctl add-br br0 -- set bridge br0 datapath_type=netdev &&
+		ovs_vsctl add-port br0 p0 -- set Interface p0 type=dpdkvhostuserclient \
+			"options:vhost-server-path=$rundir/ovs0.sock" &&
+		ovs_vsctl add-port br0 p1 -- set Interface p1 type=dpdkvhostuserclient \
+			"options:vhost-server-path=$rundir/ovs1.sock"; } \
+		>>"$ovs_dir/vsctl.log" 2>&1 || { ovs_why="ovs-vsctl failed: $(tail -2 "$ovs_dir/vsctl.log")"; return 1; }
+	return 0
+}
+
+# ---------------------------------------------------------------- DUTs
+# Start a DUT in the background; sets dut_pid. $3: ports (hvswitch only),
+# $4...: extra hvswitch options.
+start_dut() {
+	local dut=$1 log=$2 nports=${3:-2} i
+
+	shift 3 2>/dev/null || shift $#
+	rm -f "$rundir"/p*.sock "$rundir"/ovs*.sock
+	case $dut in
+	hvswitch)
+		local ports=()
+
+		for ((i = 0; i < nports; i++)); do
+			ports+=(--port "$rundir/p$i.sock")
+		done
+		rm -rf "$rundir/hv" && mkdir -p "$rundir/hv"
+		# main lcore (control plane, sleeps in poll) on the generator's CPU,
+		# the PMD lcore alone on its CPU
+		"$hvswitch" -l "$dut_lcores" --main-lcore "$gen_cpu" --no-pci "${dut_mem[@]}" \
+			--file-prefix "${prefix}d$run" -- --run-dir "$rundir/hv" \
+			--config "$rundir/hv/hvswitch.json" --mbufs 16384 "$@" "${ports[@]}" \
+			>"$log" 2>&1 &
+		dut_pid=$!
+		;;
+	testpmd)
+		rm -f "$rundir/testpmd.in"
+		mkfifo "$rundir/testpmd.in" || die "mkfifo failed"
+		# -i with stdin on a fifo: the main lcore sleeps in read();
+		# --disable-link-check: the start-up link check busy-waits otherwise
+		"$testpmd" -l "$dut_lcores" --main-lcore "$gen_cpu" --no-pci "${dut_mem[@]}" \
+			--file-prefix "${prefix}d$run" \
+			--vdev "net_vhost0,iface=$rundir/p0.sock,queues=1" \
+			--vdev "net_vhost1,iface=$rundir/p1.sock,queues=1" \
+			-- -i --forward-mode=io --auto-start --nb-cores=1 --txq=1 --rxq=1 \
+			--txd=1024 --rxd=1024 --no-lsc-interrupt --disable-link-check \
+			--total-num-mbufs=16384 \
+			<"$rundir/testpmd.in" >"$log" 2>&1 &
+		dut_pid=$!
+		exec {fifo_fd}>"$rundir/testpmd.in"
+		;;
+	ovs)
+		rm -f "$ovs_dir/vswitchd.ctl" "$ovs_dir/vswitchd.pid"
+		# all of it on the generator's CPU; the PMD thread pins itself to
+		# pmd-cpu-mask. Own network namespace: its bridge port is a tap device.
+		taskset -c "$gen_cpu" unshare --net -- "$vswitchd" "unix:$ovs_dir/db.sock" \
+			--unixctl="$ovs_dir/vswitchd.ctl" --pidfile="$ovs_dir/vswitchd.pid" \
+			--log-file="$log" >"$log.out" 2>&1 &
+		dut_pid=$!
+		;;
+	esac
+	pids+=("$dut_pid")
+}
+
+stop_dut() {
+	local dut=$1 pid=$2 i
+
+	if [ "$dut" = testpmd ] && [ -n "$fifo_fd" ]; then
+		echo quit 1>&"$fifo_fd" 2>/dev/null
+		exec {fifo_fd}>&-
+		fifo_fd=
+		for ((i = 0; i < 50; i++)); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+	fi
+	if [ "$dut" = ovs ]; then
+		stop_pid "$pid" 15 TERM
+	else
+		stop_pid "$pid" 10 INT
+	fi
+	forget_pid "$pid"
+	rm -f "$rundir"/p*.sock "$rundir"/ovs*.sock "$rundir/testpmd.in"
+	rm -rf /var/run/dpdk/"${prefix}d$run" 2>/dev/null
+}
+
+# Wait until the DUT is ready for the generator: server sockets exist
+# (hvswitch, testpmd) or the control socket answers (OVS); 30 s at most.
+wait_ready() {
+	local dut=$1 pid=$2 nports=$3 i j ok
+
+	for ((i = 0; i < 300; i++)); do
+		kill -0 "$pid" 2>/dev/null || return 1
+		case $dut in
+		ovs)
+			[ -S "$ovs_dir/vswitchd.ctl" ] && grep -q 'using datapath ID' "$rundir/logs/$run-$dut.log" 2>/dev/null &&
+				return 0
+			;;
+		*)
+			ok=1
+			for ((j = 0; j < nports; j++)); do
+				[ -S "$rundir/p$j.sock" ] || { ok=0; break; }
+			done
+			[ "$ok" = 1 ] && return 0
+			;;
+		esac
+		sleep 0.1
+	done
+	return 1
+}
+
+# field NAME LINE: the value of NAME=... in a RESULT line
+field() {
+	sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"
+}
+
+declare -A pps        # [key] -> space-separated rx_pps of its runs
+declare -A clean      # the same, runs where both CPUs were ours (>= 95 %)
+declare -A detail     # the same, "Mpps(fwd cpu %)" per run
+failures=0
+run=0
+
+# run_one KEY DUT SIZE PORTS SRC_MACS DST_MACS [hvswitch options...]
+run_one() {
+	local key=$1 dut=$2 size=$3 nports=$4 smacs=$5 dmacs=$6
+	local log gen_log gen_pid line rc i vdevs=() fdb="" limit tmo=30
+
+	shift 6
+	run=$((run + 1))
+	log=$rundir/logs/$run-$dut.log
+	gen_log=$rundir/logs/$run-$dut-gen.log
+	start_dut "$dut" "$log" "$nports" "$@"
+	if ! wait_ready "$dut" "$dut_pid" "$nports"; then
+		note "run $run: $dut did not get ready; its log:"
+		tail -20 "$log" >&2
+		stop_dut "$dut" "$dut_pid"
+		failures=$((failures + 1))
+		return
+	fi
+	for ((i = 0; i < nports; i++)); do
+		if [ "$dut" = ovs ]; then
+			# OVS is the vhost-user client: our frontends are the servers. EAL
+			# init blocks in accept() until OVS (re)connects (it retries every second).
+			vdevs+=(--vdev "net_virtio_user$i,path=$rundir/ovs$i.sock,server=1,queues=1,queue_size=1024")
+		else
+			vdevs+=(--vdev "net_virtio_user$i,path=$rundir/p$i.sock,queues=1,queue_size=1024")
+		fi
+	done
+	# the whole generator on its CPU (its EAL control threads too); timeout
+	# in case a server-mode frontend never gets its client
+	limit=$(awk -v w="$warmup" -v d="$duration" -v k="$((smacs + dmacs))" \
+		'BEGIN { printf "%d", w + d + 120 + k / 20000 }')
+	timeout -s INT -k 10 "$limit" taskset -c "$gen_cpu" "$pktgen" -l "$gen_cpu" --no-pci \
+		"${gen_mem[@]}" --file-prefix "${prefix}g$run" \
+		--log-level='pmd.net.virtio.*:warning' "${vdevs[@]}" \
+		-- --size "$size" --warmup-s "$warmup" --duration-s "$duration" \
+		--watch-pid "$dut_pid" --ports "$nports" --src-macs "$smacs" --dst-macs "$dmacs" \
+		--learn-first --link-timeout-s "$tmo" >"$gen_log" 2>&1 &
+	gen_pid=$!
+	pids+=("$gen_pid")
+	wait "$gen_pid"
+	rc=$?
+	forget_pid "$gen_pid"
+	rm -rf /var/run/dpdk/"${prefix}g$run" 2>/dev/null
+	if [ "$dut" = hvswitch ] && kill -0 "$dut_pid" 2>/dev/null; then
+		# entries in the MAC table (the header line excluded)
+		fdb=$("$hvctl" --socket "$rundir/hv/hvswitch.sock" fdb show 2>/dev/null | sed 1d | wc -l)
+	fi
+	stop_dut "$dut" "$dut_pid"
+	line=$(grep '^RESULT ' "$gen_log" | tail -1)
+	if [ "$rc" -ne 0 ] || [ -z "$line" ]; then
+		note "run $run ($key) failed (generator exit $rc); logs:"
+		grep -v '^EAL\|^TELEMETRY\|virtio_user_dev_init_mac' "$gen_log" | tail -5 >&2
+		grep -i 'err\|emer\|warn' "$log" | grep -v 'failed to connect\|STP\|RSTP' | tail -5 >&2
+		failures=$((failures + 1))
+		return
+	fi
+	echo "RUN key=$key dut=$dut rep=$rep ${line#RESULT }${fdb:+ fdb_entries=$fdb}"
+	local v g d
+	v=$(field rx_pps "$line")
+	g=$(field gen_cpu_pct "$line")
+	d=$(field dut_fwd_cpu_pct "$line")
+	pps[$key]+="$v "
+	detail[$key]+="$(awk -v v="$v" -v d="$d" 'BEGIN { printf "%.2f(%.0f%%)", v / 1e6, d }') "
+	# clean: neither the generator nor the forwarding thread lost its CPU
+	if awk -v g="$g" -v d="$d" 'BEGIN { exit !(g >= 95 && d >= 95) }'; then
+		clean[$key]+="$v "
+	fi
+}
+
+median() {
+	tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g |
+		awk '{ v[NR] = $1 } END { if (NR == 0) print 0;
+		     else if (NR % 2) print v[(NR + 1) / 2];
+		     else printf "%.0f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "n/a" }'
+}
+mpps() {
+	awk -v a="$1" 'BEGIN { if (a > 0) printf "%.3f", a / 1e6; else print "-" }'
+}
+
+# ---------------------------------------------------------------- main
+echo "bench_switch: $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -r)," \
+	"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs," \
+	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "bench_switch: generator CPU $gen_cpu, forwarding thread CPU $dut_cpu, warm-up $warmup s," \
+	"window $duration s, $reps repetitions (curves $curve_reps), --no-huge"
+
+case " $duts " in
+*" ovs "*)
+	if ovs_setup; then
+		ovs_ok=1
+		echo "bench_switch: OVS: $("$vswitchd" --version | head -1)"
+	else
+		note "OVS skipped: $ovs_why"
+		duts=$(sed 's/\bovs\b//' <<<"$duts")
+	fi
+	;;
+esac
+if [[ " $duts " == *" testpmd "* ]] && ! command -v "$testpmd" >/dev/null; then
+	note "testpmd skipped: no $testpmd"
+	duts=$(sed 's/\btestpmd\b//' <<<"$duts")
+fi
+
+# 1. comparison: per size, repetitions of (hvswitch, testpmd, ovs)
+for size in $sizes; do
+	for ((rep = 1; rep <= reps; rep++)); do
+		for dut in $duts; do
+			run_one "$dut,$size" "$dut" "$size" 2 1 1
+		done
+	done
+done
+
+# 2. cost curves of hvswitch, each repetition going through the points in turn
+for curve in $curves; do
+	case $curve in
+	ports) points=$ports_list ;;
+	macs) points=$macs_list ;;
+	*) die "unknown curve $curve" ;;
+	esac
+	for ((rep = 1; rep <= curve_reps; rep++)); do
+		for pt in $points; do
+			if [ "$curve" = ports ]; then
+				run_one "ports,$pt" hvswitch "$curve_size" "$pt" 1 1 "${curve_sw_opts[@]}"
+			else
+				run_one "macs,$pt" hvswitch "$curve_size" 2 "$pt" "$pt" "${curve_sw_opts[@]}"
+			fi
+		done
+	done
+done
+
+# ---------------------------------------------------------------- report
+echo
+echo "Comparison: median rx packets/s (Mpps) per DUT; runs as Mpps(forwarding thread's CPU %)"
+printf '%-6s %10s %10s %10s %11s %8s\n' size hvswitch testpmd ovs hv/testpmd hv/ovs
+for size in $sizes; do
+	h=$(median "${pps[hvswitch,$size]:-}")
+	t=$(median "${pps[testpmd,$size]:-}")
+	o=$(median "${pps[ovs,$size]:-}")
+	printf '%-6s %10s %10s %10s %11s %8s\n' "$size" "$(mpps "$h")" "$(mpps "$t")" "$(mpps "$o")" \
+		"$(ratio "$h" "$t")" "$(ratio "$h" "$o")"
+done
+for size in $sizes; do
+	for dut in hvswitch testpmd ovs; do
+		[ -n "${detail[$dut,$size]:-}" ] && printf '  %-5s %-9s %s\n' "$size" "$dut" "${detail[$dut,$size]}"
+	done
+done
+echo
+echo "Clean runs only (generator and forwarding thread each >= 95 % of their CPU):"
+printf '%-6s %10s %10s %10s %11s %8s\n' size hvswitch testpmd ovs hv/testpmd hv/ovs
+for size in $sizes; do
+	h=$(median "${clean[hvswitch,$size]:-}")
+	t=$(median "${clean[testpmd,$size]:-}")
+	o=$(median "${clean[ovs,$size]:-}")
+	printf '%-6s %10s %10s %10s %11s %8s\n' "$size" "$(mpps "$h")" "$(mpps "$t")" "$(mpps "$o")" \
+		"$(ratio "$h" "$t")" "$(ratio "$h" "$o")"
+done
+for curve in $curves; do
+	case $curve in
+	ports) points=$ports_list; what="ports (2 carry traffic, the others connected and idle), 1 MAC each way" ;;
+	macs) points=$macs_list; what="K source MACs on port 0 -> K destination MACs on port 1 (2K table entries), 2 ports" ;;
+	esac
+	echo
+	echo "hvswitch cost curve, $curve_size B: $what"
+	printf '%-8s %10s %9s %10s   %s\n' "$curve" Mpps relative clean_Mpps "runs"
+	base=
+	for pt in $points; do
+		m=$(median "${pps[$curve,$pt]:-}")
+		[ -n "$base" ] || base=$m
+		printf '%-8s %10s %9s %10s   %s\n' "$pt" "$(mpps "$m")" "$(ratio "$m" "$base")" \
+			"$(mpps "$(median "${clean[$curve,$pt]:-}")")" "${detail[$curve,$pt]:-}"
+	done
+done
+
+echo
+for size in $sizes; do
+	h=$(median "${pps[hvswitch,$size]:-}")
+	t=$(median "${pps[testpmd,$size]:-}")
+	o=$(median "${pps[ovs,$size]:-}")
+	echo "SUMMARY size=$size hvswitch_pps=$h testpmd_pps=$t ovs_pps=$o" \
+		"vs_testpmd=$(ratio "$h" "$t") vs_ovs=$(ratio "$h" "$o")"
+done
+for curve in $curves; do
+	case $curve in ports) points=$ports_list ;; macs) points=$macs_list ;; esac
+	base=
+	for pt in $points; do
+		m=$(median "${pps[$curve,$pt]:-}")
+		[ -n "$base" ] || base=$m
+		echo "SUMMARY curve=$curve $curve=$pt pps=$m relative=$(ratio "$m" "$base")"
+	done
+done
+target() {
+	local name=$1 r=$2 min=$3
+
+	if [ "$r" = n/a ]; then
+		echo "SUMMARY target=$name n/a"
+	elif awk -v r="$r" -v m="$min" 'BEGIN { exit !(r >= m) }'; then
+		echo "SUMMARY target=$name met ($r >= $min)"
+	else
+		echo "SUMMARY target=$name missed ($r < $min)"
+	fi
+}
+if [[ " $sizes " == *" 64 "* ]]; then
+	h=$(median "${pps[hvswitch,64]:-}")
+	target "64B_vs_testpmd" "$(ratio "$h" "$(median "${pps[testpmd,64]:-}")")" 0.9
+	target "64B_vs_ovs" "$(ratio "$h" "$(median "${pps[ovs,64]:-}")")" 1.5
+fi
+[ "$ovs_ok" = 1 ] || [[ " ${HV_BENCH_DUTS:-ovs} " != *" ovs "* ]] || note "OVS was not measured: $ovs_why"
+[ "$failures" -eq 0 ] || die "$failures run(s) failed"
+exit 0
