@@ -6,6 +6,8 @@
  * ports). Bursts of up to 32; no locks unless a destination has fewer TX
  * queues than there are PMDs.
  */
+#include <string.h>
+
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
@@ -91,6 +93,16 @@ tx_flush_all(struct l2_ctx *c)
 		if (c->tx[c->dirty[i]].n > 0)
 			tx_flush(c, c->dirty[i]);
 	c->n_dirty = 0;
+}
+
+static inline bool
+key_eq(const struct hv_fdb_key *a, const struct hv_fdb_key *b)
+{
+	uint64_t x, y;
+
+	memcpy(&x, a, sizeof(x));
+	memcpy(&y, b, sizeof(y));
+	return x == y;
 }
 
 /* Whether a frame of domain @vlan may leave through @p. */
@@ -246,7 +258,8 @@ sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 		keys[0][k].vlan = dom;
 		keys[1][k].mac = eth->dst_addr;
 		keys[1][k].vlan = dom;
-		src[nsrc++] = &keys[0][k];
+		if (nsrc == 0 || !key_eq(src[nsrc - 1], &keys[0][k]))
+			src[nsrc++] = &keys[0][k];
 		unicast[k] = rte_is_unicast_ether_addr(&eth->dst_addr);
 		if (unicast[k])
 			dst[ndst++] = &keys[1][k];
@@ -256,13 +269,20 @@ sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 	}
 	if (k == 0)
 		return;
+	/* a burst is mostly one conversation: look each distinct key up once */
 	hv_fdb_learn_bulk(sw.fdb, src, nsrc, in->idx, now_ms);
 	{
-		uint16_t found[SW_BURST];
+		const struct hv_fdb_key *uniq[SW_BURST];
+		uint16_t found[SW_BURST], which[SW_BURST], nuniq = 0;
 
-		hv_fdb_lookup_bulk(sw.fdb, dst, ndst, found);
+		for (uint16_t i = 0; i < ndst; i++) {
+			if (nuniq == 0 || !key_eq(uniq[nuniq - 1], dst[i]))
+				uniq[nuniq++] = dst[i];
+			which[i] = nuniq - 1;
+		}
+		hv_fdb_lookup_bulk(sw.fdb, uniq, nuniq, found);
 		for (uint16_t i = 0, j = 0; i < k; i++)
-			out[i] = unicast[i] ? found[j++] : HV_FDB_PORT_NONE;
+			out[i] = unicast[i] ? found[which[j++]] : HV_FDB_PORT_NONE;
 	}
 	for (uint16_t i = 0; i < k; i++) {
 		uint16_t o = out[i];

@@ -390,6 +390,23 @@ struct mbuf_cursor {
 static inline void
 mbuf_to_chain(struct mbuf_cursor *mc, struct chain_writer *w)
 {
+	/* the usual case: a one-segment frame that fits the current piece */
+	if (likely(mc->seg->next == NULL && mc->off == 0 && w->i < w->c->n_iov)) {
+		const struct hv_iov *v = &w->c->iov[w->i];
+		uint32_t len = mc->seg->data_len;
+
+		if (likely(len <= v->len - w->off)) {
+			rte_memcpy(v->base + w->off, rte_pktmbuf_mtod(mc->seg, const uint8_t *), len);
+			w->off += len;
+			w->written += len;
+			if (w->off == v->len) {
+				w->i++;
+				w->off = 0;
+			}
+			mc->seg = NULL;
+			return;
+		}
+	}
 	while (mc->seg != NULL) {
 		uint32_t left = mc->seg->data_len - mc->off;
 		uint32_t k;
