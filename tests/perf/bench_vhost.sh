@@ -9,6 +9,7 @@
 # usage: tests/perf/bench_vhost.sh [BUILD_DIR]      (default ./build)
 #
 # Builds nothing. Environment (defaults in brackets):
+#   HV_BENCH_OURS        our DUT: hv_fwd (drivers/vhost alone) or hvswitch [hv_fwd]
 #   HV_BENCH_SIZES       frame sizes, bytes without FCS        ["64 1518"]
 #   HV_BENCH_REPS        runs of each (DUT, size), interleaved  [3]
 #   HV_BENCH_WARMUP_S    generator warm-up before measuring     [3]
@@ -25,6 +26,7 @@
 set -u -o pipefail
 
 build=${1:-./build}
+ours=${HV_BENCH_OURS:-hv_fwd}
 sizes=${HV_BENCH_SIZES:-64 1518}
 reps=${HV_BENCH_REPS:-3}
 warmup=${HV_BENCH_WARMUP_S:-3}
@@ -132,9 +134,17 @@ start_dut() {
 	case $dut in
 	hvswitch)
 		# main lcore (sleeps) on the generator's CPU, the PMD lcore alone on its CPU
-		"$hvswitch" -l "$dut_lcores" --main-lcore "$gen_cpu" --no-pci "${dut_mem[@]}" \
-			--file-prefix "$prefix" -- --run-dir "$rundir" --config "$rundir/hvswitch.json" \
-			--port "$s0" --port "$s1" >"$log" 2>&1 &
+		if [ "$ours" = hv_fwd ]; then
+			# drivers/vhost alone: a cross-connect, like testpmd io
+			"$build/tests/perf/hv_fwd" -l "$dut_lcores" --main-lcore "$gen_cpu" --no-pci \
+				"${dut_mem[@]}" --file-prefix "$prefix" -- --port "$s0" --port "$s1" \
+				>"$log" 2>&1 &
+		else
+			# the whole switch: learning, lookup, per-port counters
+			"$hvswitch" -l "$dut_lcores" --main-lcore "$gen_cpu" --no-pci "${dut_mem[@]}" \
+				--file-prefix "$prefix" -- --run-dir "$rundir" \
+				--config "$rundir/hvswitch.json" --port "$s0" --port "$s1" >"$log" 2>&1 &
+		fi
 		dut_pid=$!
 		;;
 	testpmd)
@@ -238,6 +248,8 @@ median() {
 
 echo "bench_vhost: $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -r)," \
 	"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs"
+echo "bench_vhost: our DUT is $ours (HV_BENCH_OURS=hv_fwd: drivers/vhost cross-connect;" \
+	"hvswitch: the L2 switch)"
 echo "bench_vhost: generator CPU $gen_cpu, forwarding lcore CPU $dut_cpu, sizes $sizes," \
 	"$reps runs each, warm-up $warmup s, window $duration s, memory: ${dut_mem[*]}"
 for size in $sizes; do
