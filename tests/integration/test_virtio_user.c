@@ -332,7 +332,6 @@ suite(void)
 	tcase_add_test(t, multiqueue);
 	tcase_add_test(t, reconnect_server_mode);
 	tcase_add_test(t, reconnect_client_mode);
-	if (getenv("HV_TEST_BUSY"))
 	tcase_add_test(t, second_frontend_refused);
 	suite_add_tcase(s, t);
 	return s;
