@@ -86,7 +86,8 @@ vhost_describe(const struct sw_port *p, cJSON *obj)
 	cJSON_AddBoolToObject(obj, "connected", hv_vhost_port_connected(p->vhost));
 	cJSON_AddNumberToObject(obj, "connections",
 				(double)hv_vhost_port_connections(p->vhost));
-	cJSON_AddNumberToObject(obj, "features", (double)hv_vhost_port_features(p->vhost));
+	cJSON_AddNumberToObject(obj, "negotiated_features",
+				(double)hv_vhost_port_features(p->vhost));
 	/* per queue pair: rx = what the guest sent, tx = what it was given */
 	for (uint16_t q = 0; q < p->conf.queues; q++) {
 		cJSON *qp = cJSON_GetArrayItem(qps, q);
