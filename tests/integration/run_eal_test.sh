@@ -11,6 +11,8 @@ else
 	mem="--no-huge -m 512"
 fi
 prefix="hvtest$$"
+# under ASan: leaks of the DPDK test peers are not ours (see lsan.supp)
+export LSAN_OPTIONS="suppressions=$(dirname "$0")/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 "$prog" -l 0,1 --no-pci $mem --file-prefix "$prefix" --log-level=hvswitch:info "$@"
 rc=$?
 rm -rf "/var/run/dpdk/$prefix"
