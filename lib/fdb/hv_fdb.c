@@ -168,6 +168,18 @@ fail:
 	return NULL;
 }
 
+/* Bulk lookup; a single key (the usual burst: one conversation) skips the bulk pipeline. */
+static inline void
+lookup(const struct hv_fdb *fdb, const struct hv_fdb_key **keys, unsigned int n, uint64_t *hits,
+       void **data)
+{
+	if (n == 1) {
+		*hits = rte_hash_lookup_data(fdb->h, keys[0], &data[0]) >= 0;
+		return;
+	}
+	rte_hash_lookup_bulk_data(fdb->h, (const void **)keys, n, hits, data);
+}
+
 void
 hv_fdb_lookup_bulk(const struct hv_fdb *fdb, const struct hv_fdb_key **keys, unsigned int n,
 		   uint16_t *ports)
@@ -178,7 +190,7 @@ hv_fdb_lookup_bulk(const struct hv_fdb *fdb, const struct hv_fdb_key **keys, uns
 	RTE_ASSERT(n <= RTE_HASH_LOOKUP_BULK_MAX);
 	if (n == 0)
 		return;
-	rte_hash_lookup_bulk_data(fdb->h, (const void **)keys, n, &hits, data);
+	lookup(fdb, keys, n, &hits, data);
 	for (unsigned int i = 0; i < n; i++) {
 		const struct fdb_slot *s = data[i];
 
@@ -198,7 +210,7 @@ hv_fdb_learn_bulk(struct hv_fdb *fdb, const struct hv_fdb_key **keys, unsigned i
 
 	if (n == 0)
 		return;
-	rte_hash_lookup_bulk_data(fdb->h, (const void **)keys, n, &hits, data);
+	lookup(fdb, keys, n, &hits, data);
 	for (unsigned int i = 0; i < n; i++) {
 		struct fdb_slot *s = data[i];
 
