@@ -51,12 +51,45 @@ avail_entry(const struct hv_vring *vr, uint16_t idx)
 #define PREFETCH_AHEAD 4
 
 /*
+ * Start loading the descriptors of the next @n avail entries from @idx. The
+ * guest just wrote them on another core: issued back to back, their misses
+ * overlap, where one frame at a time would wait for each in turn.
+ */
+static inline void
+prefetch_descs(const struct hv_vring *vr, uint16_t idx, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		uint16_t head = avail_entry(vr, (uint16_t)(idx + i));
+
+		if (likely(head < vr->size))
+			rte_prefetch0(&vr->desc[head]);
+	}
+}
+
+/*
+ * Ask for a line we are about to write in exclusive state, so the store does
+ * not miss a second time to take it from the core that read it last.
+ * PREFETCHW is on every x86-64 since AMD K8 and Intel Broadwell, and a NOP on
+ * the Intel cores before (the baseline -march here does not enable it).
+ */
+static inline void
+prefetch_for_write(const void *p)
+{
+#if defined(RTE_ARCH_X86_64)
+	asm volatile("prefetchw %0" : : "m"(*(const volatile char *)p));
+#else
+	__builtin_prefetch(p, 1, 3);
+#endif
+}
+
+/*
  * Start loading the first buffer of the chain at avail position @idx, so that
  * copying the frame before it hides the cache miss. Only a hint: nothing is
  * read through it, and an address outside the hinted region is skipped.
  */
 static inline void
-prefetch_chain(const struct hv_vhost_port *port, const struct hv_vring *vr, uint16_t idx)
+prefetch_chain(const struct hv_vhost_port *port, const struct hv_vring *vr, uint16_t idx,
+	       bool for_write)
 {
 	const struct hv_mem_region *r;
 	uint16_t head = avail_entry(vr, idx);
@@ -67,8 +100,27 @@ prefetch_chain(const struct hv_vhost_port *port, const struct hv_vring *vr, uint
 	addr = __atomic_load_n(&vr->desc[head].addr, __ATOMIC_RELAXED);
 	r = &port->mem.r[vr->mem_hint];
 	off = addr - r->gpa;
-	if (off < r->size)
+	if (off >= r->size)
+		return;
+	if (for_write)
+		prefetch_for_write(r->hva + off);
+	else
 		rte_prefetch0(r->hva + off);
+}
+
+/*
+ * Start loading the first buffer of each of the next @n chains, all before
+ * copying any. Guest buffers miss the caches and often the TLB; issued back
+ * to back their misses and page walks overlap, where a frame at a time would
+ * wait for each in turn.
+ */
+static inline void
+prefetch_chains(const struct hv_vhost_port *port, const struct hv_vring *vr, uint16_t idx,
+		uint16_t n, bool for_write)
+{
+	prefetch_descs(vr, idx, n);
+	for (uint16_t i = 0; i < n; i++)
+		prefetch_chain(port, vr, (uint16_t)(idx + i), for_write);
 }
 
 /* Frames the guest made available since we last looked; UINT32_MAX if it lied. */
@@ -335,19 +387,16 @@ hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 		vr->stats.drops[HV_VHOST_DROP_NO_MBUF]++;
 		goto out;
 	}
-	for (uint16_t i = 0; i < RTE_MIN(n, (uint16_t)PREFETCH_AHEAD); i++) {
-		prefetch_chain(port, vr, vr->last_avail_idx + i);
+	prefetch_chains(port, vr, vr->last_avail_idx, n, false);
+	for (uint16_t i = 0; i < RTE_MIN(n, (uint16_t)PREFETCH_AHEAD); i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-	}
 	for (uint16_t i = 0; i < n; i++) {
 		uint16_t head = avail_entry(vr, vr->last_avail_idx);
 		struct rte_mbuf *m = pkts[count];
 		int rc;
 
-		if (i + PREFETCH_AHEAD < n) {
-			prefetch_chain(port, vr, vr->last_avail_idx + PREFETCH_AHEAD);
+		if (i + PREFETCH_AHEAD < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[count + PREFETCH_AHEAD], void *));
-		}
 
 		rc = hv_vring_walk_fast(vr->desc, vr->size, &port->mem, &vr->mem_hint, head, false,
 				   port->indirect, &chain);
@@ -615,20 +664,16 @@ hv_vhost_tx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 	pos.avail = vr->last_avail_idx;
 	pos.used = vr->last_used_idx;
 	pos.end = vr->last_avail_idx + avail;
-	for (i = 0; i < RTE_MIN(n, (uint16_t)PREFETCH_AHEAD); i++) {
-		if (i < avail)
-			prefetch_chain(port, vr, pos.avail + i);
+	/* a 64 KiB frame may take many buffers; the common case takes one each */
+	prefetch_chains(port, vr, pos.avail, (uint16_t)RTE_MIN((uint32_t)n, avail), true);
+	for (i = 0; i < RTE_MIN(n, (uint16_t)PREFETCH_AHEAD); i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-	}
 	for (i = 0; i < n; i++) {
 		uint32_t len = pkts[i]->pkt_len;
 		int rc;
 
-		if (i + PREFETCH_AHEAD < n) {
-			if ((uint16_t)(pos.end - pos.avail) > PREFETCH_AHEAD)
-				prefetch_chain(port, vr, pos.avail + PREFETCH_AHEAD);
+		if (i + PREFETCH_AHEAD < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_AHEAD], void *));
-		}
 		rc = enqueue_one(port, vr, pkts[i], &pos, &chain);
 
 		if (likely(rc == 0)) {
