@@ -182,7 +182,7 @@ copy_payload(struct src_cursor *c, struct rte_mbuf *head, struct rte_mbuf **tail
 		}
 		avail = c->seg->data_len - c->off;
 		k = RTE_MIN(len, RTE_MIN(room, avail));
-		rte_memcpy(rte_pktmbuf_mtod_offset(d, uint8_t *, d->data_len),
+		memcpy(rte_pktmbuf_mtod_offset(d, uint8_t *, d->data_len),
 			   rte_pktmbuf_mtod_offset(c->seg, const uint8_t *, c->off), k);
 		d->data_len += k;
 		head->pkt_len += k;
@@ -192,13 +192,46 @@ copy_payload(struct src_cursor *c, struct rte_mbuf *head, struct rte_mbuf **tail
 	return 0;
 }
 
-/* Fix the copied headers of segment @i of @n (payload @plen bytes) in place. */
+/*
+ * Sums that are the same for every segment of a frame, computed once: the
+ * IPv4 header without its length, id and checksum, and the pseudo-header
+ * without its length. One's-complement sums in memory order, as
+ * rte_raw_cksum() makes them.
+ */
+struct seg_sums {
+	uint32_t ip_base;
+	uint32_t pseudo_base;
+};
+
 static void
-fix_headers(struct rte_mbuf *d, const struct hv_offload_layout *lo, uint16_t i, uint16_t n,
-	    uint32_t plen, uint16_t mss, enum seg_csum mode)
+seg_sums_init(struct seg_sums *ss, const uint8_t *hdr, const struct hv_offload_layout *lo)
+{
+	const uint8_t *l3 = hdr + lo->l2_len;
+
+	if (!lo->ipv6) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)l3;
+
+		/* the whole header less the three fields each segment rewrites */
+		ss->ip_base = __rte_raw_cksum(l3, lo->l3_len, 0) + (uint16_t)~ip->total_length +
+			      (uint16_t)~ip->packet_id + (uint16_t)~ip->hdr_checksum;
+		ss->pseudo_base = __rte_raw_cksum(&ip->src_addr, 8, 0);
+	} else {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)l3;
+
+		ss->ip_base = 0;
+		ss->pseudo_base = __rte_raw_cksum(ip->src_addr, 32, 0);
+	}
+	ss->pseudo_base += rte_cpu_to_be_16(IPPROTO_TCP);
+}
+
+/* Fix the copied headers of segment @i of @n (payload @plen bytes) in place. */
+static inline void
+fix_headers(struct rte_mbuf *d, const struct hv_offload_layout *lo, const struct seg_sums *ss,
+	    uint16_t i, uint16_t n, uint32_t plen, uint16_t mss, enum seg_csum mode)
 {
 	uint8_t *l3 = rte_pktmbuf_mtod_offset(d, uint8_t *, lo->l2_len);
 	struct rte_tcp_hdr *tcp = (struct rte_tcp_hdr *)(l3 + lo->l3_len);
+	uint16_t tcp_len = (uint16_t)(lo->l4_len + plen);
 	uint16_t pseudo;
 
 	tcp->sent_seq = rte_cpu_to_be_32(rte_be_to_cpu_32(tcp->sent_seq) + (uint32_t)i * mss);
@@ -210,17 +243,15 @@ fix_headers(struct rte_mbuf *d, const struct hv_offload_layout *lo, uint16_t i, 
 	if (!lo->ipv6) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
 
-		ip->total_length = rte_cpu_to_be_16((uint16_t)(lo->l3_len + lo->l4_len + plen));
+		ip->total_length = rte_cpu_to_be_16((uint16_t)(lo->l3_len + tcp_len));
 		ip->packet_id = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(ip->packet_id) + i));
-		ip->hdr_checksum = 0;
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
-		pseudo = rte_ipv4_phdr_cksum(ip, 0);
+		ip->hdr_checksum = (uint16_t)~fold32(ss->ip_base + ip->total_length + ip->packet_id);
 	} else {
 		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
 
-		ip->payload_len = rte_cpu_to_be_16((uint16_t)(lo->l4_len + plen));
-		pseudo = rte_ipv6_phdr_cksum(ip, 0);
+		ip->payload_len = rte_cpu_to_be_16(tcp_len);
 	}
+	pseudo = (uint16_t)fold32(ss->pseudo_base + rte_cpu_to_be_16(tcp_len));
 	tcp->cksum = pseudo;
 	if (mode == SEG_CSUM_FULL) {
 		uint32_t off = lo->l2_len + lo->l3_len;
@@ -258,6 +289,7 @@ segment(struct rte_mbuf *m, const struct hv_offload_layout *lo, uint16_t mss,
 	uint32_t n = lo->payload_len == 0 ? 1 : (lo->payload_len + mss - 1) / mss;
 	struct src_cursor c = {.seg = m, .off = 0};
 	uint32_t skip = hlen;
+	struct seg_sums ss;
 
 	if (hdr == NULL || n > HV_OFFLOAD_MAX_SEGS) {
 		st->drops[HV_OFFLOAD_DROP_BAD_L3]++;
@@ -275,6 +307,7 @@ segment(struct rte_mbuf *m, const struct hv_offload_layout *lo, uint16_t mss,
 		c.seg = c.seg->next;
 	}
 	c.off = skip;
+	seg_sums_init(&ss, hdr, lo);
 	for (uint32_t i = 0; i < n; i++) {
 		struct rte_mbuf *d = out[i], *tail = d;
 		uint32_t plen = RTE_MIN((uint32_t)mss, lo->payload_len - i * mss);
@@ -291,7 +324,7 @@ segment(struct rte_mbuf *m, const struct hv_offload_layout *lo, uint16_t mss,
 		}
 		d->port = m->port;
 		d->vlan_tci = m->vlan_tci;
-		fix_headers(d, lo, (uint16_t)i, (uint16_t)n, plen, mss, mode);
+		fix_headers(d, lo, &ss, (uint16_t)i, (uint16_t)n, plen, mss, mode);
 	}
 	st->segmented++;
 	st->segments += n;
