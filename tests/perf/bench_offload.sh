@@ -61,10 +61,10 @@ done
 mkdir -p "$rundir/hv"
 "$rundir/hvswitch" -l "$gen_cpu,$dut_cpu" --main-lcore "$gen_cpu" --no-pci --no-huge -m 1024 \
 	--file-prefix "${prefix}sw" -- --run-dir "$rundir/hv" --config "$rundir/hv/hvswitch.json" \
-	--mbufs 65536 --port "$rundir/p0.sock" --port "$rundir/p1.sock" \
+	--port "$rundir/p0.sock" --port "$rundir/p1.sock" \
 	>"$rundir/hvswitch.log" 2>&1 &
 sw_pid=$!
-for _ in $(seq 200); do
+for _ in $(seq 1200); do
 	[ -S "$rundir/p0.sock" ] && [ -S "$rundir/p1.sock" ] && break
 	kill -0 "$sw_pid" 2>/dev/null || die "hvswitch exited: $(tail -3 "$rundir/hvswitch.log")"
 	sleep 0.05
