@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
 	meson ninja-build pkg-config gcc clang libclang-rt-14-dev
 	dpdk dpdk-dev libdpdk-dev libcjson-dev check
-	python3 python3-pyelftools procps
+	python3 python3-pyelftools python3-scapy procps
 	qemu-system-x86 linux-image-cloud-amd64 busybox-static xz-utils cpio
 )
 missing=()

@@ -66,6 +66,7 @@ if [ "$fuzz_seconds" -gt 0 ]; then
 		"if [ -f build-fuzz/build.ninja ]; then meson configure build-fuzz -Dfuzz=true >/dev/null; else CC=clang meson setup build-fuzz -Dfuzz=true; fi && ninja -C build-fuzz"
 	step "fuzz_msg for ${fuzz_seconds}s" fuzz_target fuzz_msg tests/fuzz/corpus/msg
 	step "fuzz_vring for ${fuzz_seconds}s" fuzz_target fuzz_vring tests/fuzz/corpus/vring
+	step "fuzz_offload for ${fuzz_seconds}s" fuzz_target fuzz_offload tests/fuzz/corpus/offload
 fi
 
 echo

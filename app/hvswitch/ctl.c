@@ -264,9 +264,12 @@ port_stats_json(const struct sw_port *p)
 {
 	cJSON *o = cJSON_CreateObject();
 	struct sw_counters t;
-	uint64_t drv = 0, irqs = 0, drops = 0;
+	uint64_t drv = 0, irqs = 0, drops = 0, off_drops;
+	cJSON *off;
 
 	sw_port_totals(p, &t);
+	off = sw_offload_json(&t, &off_drops);
+	drops += off_drops;
 	if (p->running)
 		p->ops->driver_counters(p, &drv, &irqs);
 	for (int d = 0; d < SW_DROP__MAX; d++)
@@ -279,6 +282,7 @@ port_stats_json(const struct sw_port *p)
 	cJSON_AddNumberToObject(o, "tx_bytes", (double)t.tx_bytes);
 	cJSON_AddNumberToObject(o, "drops", (double)(drops + drv));
 	cJSON_AddNumberToObject(o, "interrupts", (double)irqs);
+	cJSON_AddItemToObject(o, "offload", off);
 	return o;
 }
 

@@ -134,6 +134,29 @@ retag(struct rte_mbuf *m, int change, uint16_t vlan)
 	return true;
 }
 
+/*
+ * Queue @m for port @idx in the offload form that port takes: whole, with
+ * its checksum finished, or as TCP segments (lib/offload). @m is consumed;
+ * it is written only when no other destination holds it.
+ */
+static void
+emit(struct l2_ctx *c, uint16_t idx, struct rte_mbuf *m)
+{
+	struct sw_port *out;
+	struct rte_mbuf *segs[HV_OFFLOAD_MAX_SEGS];
+	uint16_t n;
+
+	if (likely(!hv_offload_mbuf_has_hdr(m))) {
+		tx_enqueue(c, idx, m);
+		return;
+	}
+	out = c->view->ports[idx];
+	n = hv_offload_prepare(m, out->ops->offload_caps(out), sw.mp, segs,
+			       &out->cnt[c->pmd->id].off);
+	for (uint16_t i = 0; i < n; i++)
+		tx_enqueue(c, idx, segs[i]);
+}
+
 /* Send @m to port @idx in that port's form. @m is consumed. */
 static void
 deliver(struct l2_ctx *c, uint16_t idx, struct rte_mbuf *m, uint16_t vlan, bool tagged)
@@ -146,7 +169,13 @@ deliver(struct l2_ctx *c, uint16_t idx, struct rte_mbuf *m, uint16_t vlan, bool 
 		rte_pktmbuf_free(m);
 		return;
 	}
-	tx_enqueue(c, idx, m);
+	/* a tag pushed or popped moves the headers the offload metadata points at */
+	if (change != 0 && !hv_offload_mbuf_shift(m, 4 * change)) {
+		out->cnt[c->pmd->id].off.drops[HV_OFFLOAD_DROP_CSUM_RANGE]++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	emit(c, idx, m);
 }
 
 /* Every port of the domain but @in gets the frame. @m is consumed. */
@@ -171,9 +200,12 @@ flood(struct l2_ctx *c, struct sw_port *in, struct rte_mbuf *m, uint16_t vlan, b
 		struct rte_mbuf *copy;
 
 		if (tag_change(out, vlan, tagged) == 0) {
-			/* the same bytes: share the mbuf, each port drops one reference */
-			rte_mbuf_refcnt_update(m, 1);
-			tx_enqueue(c, targets[i], m);
+			/*
+			 * the same bytes: share the mbuf, each port drops one reference
+			 * (every segment's count: a chain is freed segment by segment)
+			 */
+			rte_pktmbuf_refcnt_update(m, 1);
+			emit(c, targets[i], m);
 			continue;
 		}
 		copy = rte_pktmbuf_copy(m, sw.mp, 0, UINT32_MAX);
@@ -220,6 +252,16 @@ sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 		bool tag;
 
 		cnt->rx_bytes += m->pkt_len;
+		/* a guest's offload request is checked before anything relies on it */
+		if (unlikely(hv_offload_mbuf_has_hdr(m))) {
+			enum hv_offload_drop bad = hv_offload_check(m, hv_offload_mbuf_hdr(m), NULL);
+
+			if (bad != HV_OFFLOAD_DROP__NONE) {
+				cnt->off.drops[bad]++;
+				rte_pktmbuf_free(m);
+				continue;
+			}
+		}
 		/* the Ethernet header (and a tag) must be contiguous to be read */
 		if (unlikely(m->pkt_len < sizeof(struct rte_ether_hdr) ||
 			     (m->data_len < RTE_MIN(m->pkt_len, 18u) &&

@@ -217,7 +217,34 @@ sw_port_totals(const struct sw_port *p, struct sw_counters *out)
 		out->tx_bytes += __atomic_load_n(&c->tx_bytes, __ATOMIC_RELAXED);
 		for (int d = 0; d < SW_DROP__MAX; d++)
 			out->drops[d] += __atomic_load_n(&c->drops[d], __ATOMIC_RELAXED);
+		out->off.passthrough += __atomic_load_n(&c->off.passthrough, __ATOMIC_RELAXED);
+		out->off.hw_offload += __atomic_load_n(&c->off.hw_offload, __ATOMIC_RELAXED);
+		out->off.segmented += __atomic_load_n(&c->off.segmented, __ATOMIC_RELAXED);
+		out->off.segments += __atomic_load_n(&c->off.segments, __ATOMIC_RELAXED);
+		out->off.csum_finished += __atomic_load_n(&c->off.csum_finished, __ATOMIC_RELAXED);
+		for (int d = HV_OFFLOAD_DROP__FIRST; d < HV_OFFLOAD_DROP__MAX; d++)
+			out->off.drops[d] += __atomic_load_n(&c->off.drops[d], __ATOMIC_RELAXED);
 	}
+}
+
+cJSON *
+sw_offload_json(const struct sw_counters *t, uint64_t *drops)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON *d;
+
+	cJSON_AddNumberToObject(o, "passthrough", (double)t->off.passthrough);
+	cJSON_AddNumberToObject(o, "hw_offload", (double)t->off.hw_offload);
+	cJSON_AddNumberToObject(o, "segmented", (double)t->off.segmented);
+	cJSON_AddNumberToObject(o, "segments", (double)t->off.segments);
+	cJSON_AddNumberToObject(o, "csum_finished", (double)t->off.csum_finished);
+	d = cJSON_AddObjectToObject(o, "drops");
+	*drops = 0;
+	for (int r = HV_OFFLOAD_DROP__FIRST; r < HV_OFFLOAD_DROP__MAX; r++) {
+		cJSON_AddNumberToObject(d, hv_offload_drop_name(r), (double)t->off.drops[r]);
+		*drops += t->off.drops[r];
+	}
+	return o;
 }
 
 /* Which PMD polls each queue of @p (from the published lists). */
@@ -274,6 +301,12 @@ sw_port_json(const struct sw_port *p, bool details)
 		/* tx_full frames are the driver's drops too: count them once */
 		if (d != SW_DROP_TX_FULL)
 			drops += t.drops[d];
+	}
+	{
+		uint64_t off_drops;
+
+		cJSON_AddItemToObject(st, "offload", sw_offload_json(&t, &off_drops));
+		drops += off_drops;
 	}
 	cJSON_AddNumberToObject(st, "driver_drops", (double)drv_drops);
 	cJSON_AddNumberToObject(st, "drops", (double)(drops + drv_drops));

@@ -53,8 +53,12 @@ eth_open(struct sw_port *p, char *err, size_t errlen)
 	rc = rte_eth_dev_info_get(id, &info);
 	if (rc == 0 && (info.max_rx_queues < p->conf.queues || info.max_tx_queues < p->conf.queues))
 		rc = -EINVAL;
-	if (rc == 0)
+	if (rc == 0) {
+		/* the NIC's TSO and checksum offloads, where it has them; software otherwise */
+		conf.txmode.offloads = hv_offload_ethdev_tx_offloads(info.tx_offload_capa);
+		p->eth_offload_caps = hv_offload_caps_from_ethdev(info.tx_offload_capa);
 		rc = rte_eth_dev_configure(id, p->conf.queues, p->conf.queues, &conf);
+	}
 	for (uint16_t q = 0; rc == 0 && q < p->conf.queues; q++) {
 		rc = rte_eth_rx_queue_setup(id, q, ETH_RING_SIZE, rte_eth_dev_socket_id(id), NULL,
 					    sw.mp);
@@ -107,6 +111,7 @@ eth_describe(const struct sw_port *p, cJSON *obj)
 	struct rte_eth_stats st;
 
 	cJSON_AddNumberToObject(obj, "ethdev_port", p->eth_port);
+	cJSON_AddNumberToObject(obj, "offload_caps", p->eth_offload_caps);
 	if (rte_eth_link_get_nowait(p->eth_port, &link) == 0) {
 		cJSON_AddBoolToObject(obj, "link_up", link.link_status == RTE_ETH_LINK_UP);
 		cJSON_AddNumberToObject(obj, "link_speed_mbps", link.link_speed);
@@ -131,6 +136,12 @@ eth_driver_counters(const struct sw_port *p, uint64_t *drops, uint64_t *irqs)
 		*drops = st.imissed + st.ierrors + st.oerrors + st.rx_nombuf;
 }
 
+static uint32_t
+eth_offload_caps(const struct sw_port *p)
+{
+	return p->eth_offload_caps;
+}
+
 const struct sw_port_ops sw_port_ethdev_ops = {
 	.type = "ethdev",
 	.open = eth_open,
@@ -140,4 +151,5 @@ const struct sw_port_ops sw_port_ethdev_ops = {
 	.link_up = eth_link_up,
 	.describe = eth_describe,
 	.driver_counters = eth_driver_counters,
+	.offload_caps = eth_offload_caps,
 };

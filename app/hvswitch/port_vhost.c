@@ -116,6 +116,13 @@ vhost_driver_counters(const struct sw_port *p, uint64_t *drops, uint64_t *irqs)
 	}
 }
 
+/* Negotiated per connection: read each time (a plain load of the port's features). */
+static uint32_t
+vhost_offload_caps(const struct sw_port *p)
+{
+	return hv_offload_caps_from_virtio(hv_vhost_port_features(p->vhost));
+}
+
 const struct sw_port_ops sw_port_vhost_ops = {
 	.type = "vhost-user",
 	.open = vhost_open,
@@ -125,4 +132,5 @@ const struct sw_port_ops sw_port_vhost_ops = {
 	.link_up = vhost_link_up,
 	.describe = vhost_describe,
 	.driver_counters = vhost_driver_counters,
+	.offload_caps = vhost_offload_caps,
 };

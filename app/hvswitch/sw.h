@@ -21,6 +21,7 @@
 #include <rte_spinlock.h>
 
 #include "hv_fdb.h"
+#include "hv_offload.h"
 #include "hv_vhost.h"
 
 #define SW_MAX_PORTS 256
@@ -55,6 +56,9 @@ struct sw_counters {
 	uint64_t tx_packets;
 	uint64_t tx_bytes;
 	uint64_t drops[SW_DROP__MAX];
+	/* as a destination: segments, finished checksums, pass-throughs; as a
+	 * source: offload requests refused (drops by reason) */
+	struct hv_offload_stats off;
 } __rte_cache_aligned;
 
 enum sw_port_type { SW_PORT_VHOST, SW_PORT_ETHDEV };
@@ -88,6 +92,8 @@ struct sw_port_ops {
 	void (*describe)(const struct sw_port *p, cJSON *obj);
 	/* driver-level drops and interrupts, summed over queues */
 	void (*driver_counters)(const struct sw_port *p, uint64_t *drops, uint64_t *irqs);
+	/* what the port takes whole (HV_OFFLOAD_CAP_*); called by PMDs per offload frame */
+	uint32_t (*offload_caps)(const struct sw_port *p);
 };
 
 struct sw_port {
@@ -96,6 +102,7 @@ struct sw_port {
 	const struct sw_port_ops *ops;
 	struct hv_vhost_port *vhost;
 	uint16_t eth_port;
+	uint32_t eth_offload_caps; /* ethdev: from dev_info, fixed at open */
 	char error[128]; /* why it is not running (configured, but open failed) */
 	bool running;
 	bool ephemeral;  /* given on the command line: not saved */
@@ -167,6 +174,8 @@ int sw_port_set_pmd(struct sw_port *p, int pmd, char *err, size_t errlen);
 void sw_port_del_all(void);
 void sw_port_totals(const struct sw_port *p, struct sw_counters *out);
 cJSON *sw_port_json(const struct sw_port *p, bool details);
+/* The offload counters of @t as JSON, and their drops summed. */
+cJSON *sw_offload_json(const struct sw_counters *t, uint64_t *drops);
 extern const struct sw_port_ops sw_port_vhost_ops;
 extern const struct sw_port_ops sw_port_ethdev_ops;
 

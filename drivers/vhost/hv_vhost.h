@@ -19,6 +19,8 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "hv_offload.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -51,14 +53,13 @@ extern "C" {
 	 HV_VHOST_F_EVENT_IDX | HV_VHOST_F_VERSION_1)
 
 /**
- * Offered when a port's configuration leaves features at 0. The offload bits
- * are not offered by default: their semantics (segmentation, checksum
- * finishing) belong to the switch, which turns them on per port once it
- * honours them.
+ * Offered when a port's configuration leaves features at 0: everything the
+ * driver supports, offloads included. Their semantics (validation,
+ * segmentation, checksum finishing for receivers that did not agree to them)
+ * belong to the switch, which honours them through lib/offload; a user of the
+ * driver alone delivers offload metadata only to guests that agreed to it.
  */
-#define HV_VHOST_FEATURES_DEFAULT                                         \
-	(HV_VHOST_F_VERSION_1 | HV_VHOST_F_MRG_RXBUF | HV_VHOST_F_MQ |     \
-	 HV_VHOST_F_INDIRECT_DESC | HV_VHOST_F_EVENT_IDX)
+#define HV_VHOST_FEATURES_DEFAULT HV_VHOST_FEATURES_SUPPORTED
 
 /** Why a frame or a queue was dropped; the X-macro gives each a counter name. */
 #define HV_VHOST_DROP_REASONS(X)                                                 \
@@ -198,22 +199,13 @@ uint64_t hv_vhost_port_connections(const struct hv_vhost_port *port);
 int hv_vhost_vring_stats(const struct hv_vhost_port *port, uint16_t vring,
 			 struct hv_vhost_vring_stats *out);
 
-/** Offload fields of a guest's net header, kept with a received frame. */
-struct hv_vhost_vnet_hdr {
-	uint8_t flags;
-	uint8_t gso_type;
-	uint16_t hdr_len;
-	uint16_t gso_size;
-	uint16_t csum_start;
-	uint16_t csum_offset;
-};
-
 /**
- * The net header a frame came with (all zero when the guest asked for no
- * offload), or the header hv_vhost_tx_burst() writes for it when the guest
- * agreed to offloads.
+ * The net header a frame came with (valid when hv_offload_mbuf_has_hdr(): the
+ * guest asked for an offload), or the header hv_vhost_tx_burst() writes for it
+ * when the guest agreed to offloads. The metadata is lib/offload's: the
+ * switch checks it (hv_offload_check()) before anything relies on it.
  */
-struct hv_vhost_vnet_hdr *hv_vhost_mbuf_vnet_hdr(struct rte_mbuf *m);
+struct hv_offload_hdr *hv_vhost_mbuf_vnet_hdr(struct rte_mbuf *m);
 
 #ifdef __cplusplus
 }

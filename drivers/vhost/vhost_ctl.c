@@ -361,21 +361,16 @@ ctl_wake(void)
 int
 hv_vhost_init(void)
 {
-	static const struct rte_mbuf_dynfield hdr_field = {
-		.name = "hv_vhost_vnet_hdr",
-		.size = sizeof(struct hv_vhost_vnet_hdr),
-		.align = __alignof__(struct hv_vhost_vnet_hdr),
-	};
-	static const struct rte_mbuf_dynflag hdr_flag = {.name = "hv_vhost_vnet_hdr_valid"};
-	int bit, rc;
+	int rc;
 
 	if (ctl.running)
 		return -EALREADY;
-	hv_vhost_vnet_hdr_offset = rte_mbuf_dynfield_register(&hdr_field);
-	bit = rte_mbuf_dynflag_register(&hdr_flag);
-	if (hv_vhost_vnet_hdr_offset < 0 || bit < 0)
-		return -rte_errno;
-	hv_vhost_vnet_hdr_flag = UINT64_C(1) << bit;
+	/* the offload metadata of frames is lib/offload's dynfield */
+	rc = hv_offload_mbuf_register();
+	if (rc != 0)
+		return rc;
+	hv_vhost_vnet_hdr_offset = hv_offload_hdr_offset;
+	hv_vhost_vnet_hdr_flag = hv_offload_hdr_flag;
 	ctl.epfd = epoll_create1(EPOLL_CLOEXEC);
 	ctl.wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (ctl.epfd < 0 || ctl.wakefd < 0 || ep_add(ctl.wakefd, EV_WAKE) != 0) {

@@ -18,13 +18,13 @@
 int hv_vhost_vnet_hdr_offset = -1;
 uint64_t hv_vhost_vnet_hdr_flag;
 
-static inline struct hv_vhost_vnet_hdr *
+static inline struct hv_offload_hdr *
 vnet_hdr(struct rte_mbuf *m)
 {
-	return RTE_MBUF_DYNFIELD(m, hv_vhost_vnet_hdr_offset, struct hv_vhost_vnet_hdr *);
+	return RTE_MBUF_DYNFIELD(m, hv_vhost_vnet_hdr_offset, struct hv_offload_hdr *);
 }
 
-struct hv_vhost_vnet_hdr *
+struct hv_offload_hdr *
 hv_vhost_mbuf_vnet_hdr(struct rte_mbuf *m)
 {
 	return hv_vhost_vnet_hdr_offset < 0 ? NULL : vnet_hdr(m);
@@ -350,7 +350,7 @@ dequeue_one(struct hv_vhost_port *port, struct hv_vring *vr, const struct hv_cha
 	/* offload metadata only when the guest asked for an offload (the flag says so) */
 	if ((h.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM || h.gso_type) &&
 	    hv_vhost_vnet_hdr_offset >= 0) {
-		struct hv_vhost_vnet_hdr *mh = vnet_hdr(m);
+		struct hv_offload_hdr *mh = vnet_hdr(m);
 
 		mh->flags = h.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM;
 		mh->gso_type = h.gso_type;
@@ -524,7 +524,7 @@ chain_byte(const struct hv_chain *c, uint32_t off)
 static inline bool
 rx_hdr_fill(const struct hv_vhost_port *port, struct rte_mbuf *m, struct virtio_net_hdr *h)
 {
-	const struct hv_vhost_vnet_hdr *mh;
+	const struct hv_offload_hdr *mh;
 	uint8_t gso;
 
 	memset(h, 0, sizeof(*h));

@@ -136,7 +136,7 @@ finish() {
 	echo o >/proc/sysrq-trigger
 }
 
-ip=; peer=; count=20; min=; wait=120; linger=30
+ip=; peer=; count=20; min=; wait=120; linger=30; tcp_kb=0; tcp_role=
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	hv.ip=*) ip=${arg#hv.ip=} ;;
@@ -145,6 +145,8 @@ for arg in $(cat /proc/cmdline); do
 	hv.min=*) min=${arg#hv.min=} ;;
 	hv.wait=*) wait=${arg#hv.wait=} ;;
 	hv.linger=*) linger=${arg#hv.linger=} ;;
+	hv.tcp_kb=*) tcp_kb=${arg#hv.tcp_kb=} ;;
+	hv.tcp_role=*) tcp_role=${arg#hv.tcp_role=} ;;
 	esac
 done
 [ -n "$min" ] || min=$count
@@ -195,6 +197,34 @@ if [ "$rx" -ge "$min" ]; then
 	say "PING ok sent=$tx received=$rx rtt_min_avg_max_ms=${rtt:-none}"
 else
 	say "PING fail sent=$tx received=$rx min=$min rtt_min_avg_max_ms=${rtt:-none}"
+fi
+
+# TCP through the switch (offloads as negotiated): the receiver hashes what
+# arrived, the sender what it sent; the host compares the two.
+if [ "$tcp_kb" -gt 0 ]; then
+	say "OFFLOADS $(cat /sys/bus/virtio/devices/*/features 2>/dev/null | head -n1)"
+	if [ "$tcp_role" = recv ]; then
+		nc -l -p 5001 >/tmp/rx
+		say "TCP recv bytes=$(wc -c </tmp/rx) sha256=$(sha256sum /tmp/rx | cut -c1-64)"
+	else
+		dd if=/dev/urandom of=/tmp/tx bs=1024 count="$tcp_kb" 2>/dev/null
+		say "TCP send bytes=$(wc -c </tmp/tx) sha256=$(sha256sum /tmp/tx | cut -c1-64)"
+		# the receiver may not listen yet: retry the connection
+		i=0
+		until nc "$peer" 5001 </tmp/tx; do
+			i=$((i + 1)); [ $i -ge 100 ] && break; sleep 0.5
+		done
+		say "TCP sent tries=$i"
+	fi
+	# the kernel's own count of segments that failed their checksum
+	set -- $(grep '^Tcp:' /proc/net/snmp | tail -n1)
+	hdr=$(grep '^Tcp:' /proc/net/snmp | head -n1)
+	k=0
+	for name in $hdr; do
+		[ "$name" = InCsumErrors ] && eval "say \"TCP csum_errors=\${$((k + 1))}\""
+		k=$((k + 1))
+	done
+	set --
 fi
 finish
 INIT

@@ -20,6 +20,15 @@
 #   HV_E2E_KEEP=1      keep the run directory (logs) after the test
 #   HV_E2E_STAGGER=S   start guest 2 S seconds after guest 1 (default 0; to
 #                      exercise the guests' wait-for-peer path)
+#   HV_E2E_TCP_KB=K    after the pings guest 1 sends K KiB of random data to
+#                      guest 2 over TCP (busybox nc); both hashes must match and
+#                      neither kernel may count a TCP checksum error (default 0)
+#   HV_E2E_DEV1_PROPS, HV_E2E_DEV2_PROPS
+#                      extra virtio-net-pci properties of guest 1 / guest 2,
+#                      e.g. "guest_tso4=off,guest_tso6=off" (default none)
+#   HV_E2E_EXPECT      "PORT:COUNTER" pairs (space separated) of port.show's
+#                      stats.offload that must be > 0 at the end, e.g.
+#                      "vm2:segments"
 #
 # Exit: 0 all checks passed, 1 a check failed, 77 skipped (QEMU, a cloud
 # kernel or busybox-static not installed).
@@ -116,10 +125,10 @@ for n in 1 2; do
 	"${pin[@]}" "$qemu" -accel tcg -cpu max -smp 1 -m 512 -nodefaults -no-reboot \
 		-display none -monitor none -serial "file:$run/vm$n.log" \
 		-kernel "$kernel" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 hv.ip=10.0.0.$n/24 hv.peer=10.0.0.$peer hv.count=$count hv.min=$min hv.wait=$((timeout_s / 2)) hv.linger=$timeout_s" \
+		-append "console=ttyS0 panic=-1 hv.ip=10.0.0.$n/24 hv.peer=10.0.0.$peer hv.count=$count hv.min=$min hv.wait=$((timeout_s / 2)) hv.linger=$timeout_s hv.tcp_kb=${HV_E2E_TCP_KB:-0} hv.tcp_role=$([ "$n" = 1 ] && echo send || echo recv)" \
 		-object memory-backend-memfd,id=mem,size=512M,share=on -numa node,memdev=mem \
 		-chardev "socket,id=c0,path=$run/vm$n.sock" -netdev vhost-user,id=n0,chardev=c0 \
-		-device "virtio-net-pci,netdev=n0,mac=52:54:00:00:00:0$n,romfile=,vectors=0" \
+		-device "virtio-net-pci,netdev=n0,mac=52:54:00:00:00:0$n,romfile=,vectors=0$(props=HV_E2E_DEV${n}_PROPS; [ -n "${!props:-}" ] && echo ",${!props}")" \
 		</dev/null >"$run/qemu$n.out" 2>&1 &
 	qemu_pids+=($!)
 done
@@ -153,6 +162,7 @@ done
 # Collect the switch's view while both guests are still up.
 hvctl --json fdb show >"$run/fdb.json" 2>&1
 hvctl --json stats >"$run/stats.json" 2>&1
+for p in vm1 vm2; do hvctl --json port show "$p" >"$run/show-$p.json" 2>&1; done
 hvctl fdb show >"$run/fdb.txt" 2>&1
 hvctl stats >"$run/stats.txt" 2>&1
 for p in "${qemu_pids[@]}"; do stop_pid "$p" TERM; done
@@ -226,6 +236,37 @@ for n in 1 2; do
 done
 for n in 1 2; do
 	check "stats: vm$n received and sent >= $count packets" stats_ok "vm$n"
+done
+if [ "${HV_E2E_TCP_KB:-0}" -gt 0 ]; then
+	tcp_field() { # guest field
+		sed -n "s/^HVTEST TCP $2 .*$3=\([^ ]*\).*/\1/p" "$run/vm$1.log" | head -n1
+	}
+	sent_sha=$(tcp_field 1 send sha256)
+	recv_sha=$(tcp_field 2 recv sha256)
+	echo "TCP: sent $(tcp_field 1 send bytes) bytes sha256 $sent_sha"
+	echo "TCP: received $(tcp_field 2 recv bytes) bytes sha256 $recv_sha"
+	tcp_same() { [ -n "$sent_sha" ] && [ "$sent_sha" = "$recv_sha" ] &&
+		[ "$(tcp_field 1 send bytes)" = $((HV_E2E_TCP_KB * 1024)) ]; }
+	check "TCP: ${HV_E2E_TCP_KB} KiB arrived byte-exact (sha256)" tcp_same
+	for n in 1 2; do
+		csum_ok() { [ "$(sed -n 's/^HVTEST TCP csum_errors=\([0-9]*\).*/\1/p' "$run/vm$1.log")" = 0 ]; }
+		check "TCP: guest $n counted no checksum errors" csum_ok "$n"
+	done
+fi
+offload_counter() { # port counter: stats.offload.<counter> > 0
+	python3 - "$run/show-$1.json" "$2" <<'PY'
+import json, sys
+try:
+    p = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("  port.show JSON unreadable:", e); sys.exit(1)
+off = p.get("stats", {}).get("offload", {})
+print("  offload counters of", p.get("name"), json.dumps(off))
+sys.exit(0 if off.get(sys.argv[2], 0) > 0 else 1)
+PY
+}
+for e in ${HV_E2E_EXPECT:-}; do
+	check "offload: ${e%%:*} stats.offload.${e#*:} > 0" offload_counter "${e%%:*}" "${e#*:}"
 done
 # The switch survived both guests and stops cleanly (sanitizer builds report
 # at exit).

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Write the seed corpora of the fuzz targets (tests/fuzz/corpus/{msg,vring}).
+"""Write the seed corpora of the fuzz targets (tests/fuzz/corpus/{msg,vring,offload}).
 
-Input formats are described at the top of fuzz_msg.c and fuzz_vring.c.
+Input formats are described at the top of fuzz_msg.c, fuzz_vring.c and fuzz_offload.c.
 Usage: make_corpus.py [OUTDIR]   (default: the corpus/ folder beside this script)
 """
 import os
@@ -169,10 +169,58 @@ def vring_seeds():
     return seeds
 
 
+# ---- from-guest offload requests (fuzz_offload) ----
+
+def ip_csum(b):
+    s = sum(int.from_bytes(b[i:i + 2], "big") for i in range(0, len(b), 2))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return (~s) & 0xFFFF
+
+
+def tcp_frame(v6=False, payload=3000, tcp_opts=12, vlan=False):
+    eth = bytes.fromhex("020000000002020000000001")
+    if vlan:
+        eth += struct.pack(">HH", 0x8100, 7)
+    eth += struct.pack(">H", 0x86DD if v6 else 0x0800)
+    tcp = struct.pack(">HHIIBBHHH", 40000, 5201, 1000, 1, (5 + tcp_opts // 4) << 4, 0x18,
+                      501, 0, 0) + b"\x01" * tcp_opts
+    data = bytes(i & 0xFF for i in range(payload))
+    if v6:
+        ip = struct.pack(">IHBB", 0x60000000, len(tcp) + payload, 6, 64) + bytes(range(32))
+    else:
+        ip = bytearray(struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp) + payload, 1,
+                                   0x4000, 64, 6, 0, bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])))
+        ip[10:12] = struct.pack(">H", ip_csum(ip))
+        ip = bytes(ip)
+    return eth + ip + tcp + data, len(eth) + len(ip)
+
+
+def offload_input(frame, flags, gso_type, gso_size, csum_start, csum_offset, caps, piece=0):
+    hdr = struct.pack("<BBHHHH", flags, gso_type, 0, gso_size, csum_start, csum_offset)
+    return hdr + bytes([caps, piece]) + frame
+
+
+def offload_seeds():
+    seeds = {}
+    f, l4 = tcp_frame()
+    seeds["tso4_segment"] = offload_input(f, 1, 1, 1448, l4, 16, 0)
+    seeds["tso4_partial"] = offload_input(f, 1, 1, 1000, l4, 16, 1, 13)
+    seeds["tso4_whole"] = offload_input(f, 1, 1, 1448, l4, 16, 3)
+    seeds["tso4_nic"] = offload_input(f, 1, 0x81, 1448, l4, 16, 0x3F)
+    f, l4 = tcp_frame(v6=True, vlan=True, payload=5001)
+    seeds["tso6_vlan_ecn"] = offload_input(f, 1, 0x84, 777, l4, 16, 0, 5)
+    f, l4 = tcp_frame(payload=100)
+    seeds["csum_finish"] = offload_input(f, 1, 0, 0, l4, 16, 0)
+    seeds["csum_nic"] = offload_input(f, 1, 0, 0, l4, 16, 0x21)
+    return seeds
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "corpus")
-    for sub, seeds in (("msg", msg_seeds()), ("vring", vring_seeds())):
+    for sub, seeds in (("msg", msg_seeds()), ("vring", vring_seeds()),
+                       ("offload", offload_seeds())):
         d = os.path.join(out, sub)
         os.makedirs(d, exist_ok=True)
         for name, data in seeds.items():

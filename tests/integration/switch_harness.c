@@ -508,7 +508,22 @@ swh_mac(uint8_t n)
 int
 guest_open(struct guest *g, const char *name, unsigned int idx, const char *sock, bool server)
 {
-	struct rte_eth_conf conf = {.intr_conf = {.lsc = server ? 1 : 0}};
+	return guest_open_offloads(g, name, idx, sock, server, 0, 0);
+}
+
+struct rte_mempool *
+swh_guest_pool(void)
+{
+	return guest_mp;
+}
+
+int
+guest_open_offloads(struct guest *g, const char *name, unsigned int idx, const char *sock,
+		    bool server, uint64_t rx_offloads, uint64_t tx_offloads)
+{
+	struct rte_eth_conf conf = {.intr_conf = {.lsc = server ? 1 : 0},
+				    .rxmode = {.offloads = rx_offloads},
+				    .txmode = {.offloads = tx_offloads}};
 	struct rte_ether_addr want = swh_mac((uint8_t)idx), got;
 	int rc;
 

@@ -17,6 +17,7 @@
 
 #include <cjson/cJSON.h>
 #include <rte_ether.h>
+#include <rte_mempool.h>
 
 #define SWH_TIMEOUT_MS 5000
 #define SWH_MAX_GUESTS 8
@@ -105,6 +106,11 @@ extern const struct rte_ether_addr swh_bcast;
  * frontend listens (rte_vdev_init blocks until the backend connects). */
 int guest_open(struct guest *g, const char *name, unsigned int idx, const char *sock,
 	       bool server);
+/* The same with ethdev RX/TX offloads (RTE_ETH_RX_OFFLOAD_TCP_LRO: GUEST_TSO, ...). */
+int guest_open_offloads(struct guest *g, const char *name, unsigned int idx, const char *sock,
+			bool server, uint64_t rx_offloads, uint64_t tx_offloads);
+/* The guests' mbuf pool. */
+struct rte_mempool *swh_guest_pool(void);
 void guest_close(struct guest *g);
 /* Forget what was received (all guests) and the sent frames. */
 void swh_reset(void);

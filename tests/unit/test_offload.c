@@ -1,0 +1,839 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/offload on crafted frames. Results are checked twice, independently of
+ * the library: by a byte-by-byte RFC 1071 checksum and field reads here, and
+ * by scapy (offload_verify.py, run on a case file at the end).
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "hv_offload.h"
+
+#define FRAME_MAX 70000
+
+static struct rte_mempool *mp;
+static FILE *cases; /* for offload_verify.py */
+static char cases_path[64];
+
+/* ---- an independent checksum: 16-bit big-endian words, end-around carry ---- */
+
+static uint32_t
+naive_add(uint32_t sum, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (n & 1)
+		sum += (uint32_t)p[n - 1] << 8;
+	return sum;
+}
+
+static uint16_t
+naive_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/* Pseudo-header sum of a TCP segment of @len bytes after the IP header at @ip. */
+static uint32_t
+naive_pseudo(const uint8_t *ip, bool v6, uint32_t len)
+{
+	uint32_t s = 0;
+
+	if (v6) {
+		s = naive_add(s, ip + 8, 32);
+		s += len >> 16;
+		s += len & 0xffff;
+	} else {
+		s = naive_add(s, ip + 12, 8);
+		s += len;
+	}
+	return s + 6;
+}
+
+/* ---- crafted frames ---- */
+
+struct frame_spec {
+	bool v6;
+	bool vlan;
+	uint8_t ip_opts;  /* IPv4 option bytes (multiple of 4) */
+	uint8_t tcp_opts; /* TCP option bytes (multiple of 4) */
+	uint32_t payload;
+	uint8_t tcp_flags;
+	uint8_t tos;      /* IPv4 TOS / IPv6 traffic class (ECN bits) */
+};
+
+struct frame {
+	uint8_t b[FRAME_MAX];
+	uint32_t len;
+	uint16_t l2, l3, l4;
+};
+
+static void
+put16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v & 0xff;
+}
+
+static void
+put32(uint8_t *p, uint32_t v)
+{
+	put16(p, v >> 16);
+	put16(p + 2, v & 0xffff);
+}
+
+static uint16_t
+get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t
+get32(const uint8_t *p)
+{
+	return (uint32_t)get16(p) << 16 | get16(p + 2);
+}
+
+/* A TCP frame as Linux sends it with TSO: partial checksum (the pseudo-header sum). */
+static void
+craft(struct frame *f, const struct frame_spec *s)
+{
+	uint8_t *p = f->b;
+	uint8_t *ip, *tcp;
+	uint32_t tcp_len;
+
+	memset(f, 0, sizeof(*f));
+	memcpy(p, "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01", 12);
+	f->l2 = 14;
+	if (s->vlan) {
+		put16(p + 12, 0x8100);
+		put16(p + 14, 42);
+		f->l2 = 18;
+	}
+	put16(p + f->l2 - 2, s->v6 ? 0x86dd : 0x0800);
+	ip = p + f->l2;
+	f->l3 = s->v6 ? 40 : 20 + s->ip_opts;
+	f->l4 = 20 + s->tcp_opts;
+	tcp_len = f->l4 + s->payload;
+	if (s->v6) {
+		ip[0] = 0x60 | s->tos >> 4;
+		ip[1] = (uint8_t)(s->tos << 4);
+		put16(ip + 4, (uint16_t)tcp_len);
+		ip[6] = 6;
+		ip[7] = 64;
+		for (int i = 0; i < 16; i++) {
+			ip[8 + i] = (uint8_t)(0x20 + i);
+			ip[24 + i] = (uint8_t)(0x40 + i);
+		}
+	} else {
+		ip[0] = 0x40 | (f->l3 / 4);
+		ip[1] = s->tos;
+		put16(ip + 2, (uint16_t)(f->l3 + tcp_len));
+		put16(ip + 4, 0xfffe); /* the id wraps within the send */
+		put16(ip + 6, 0x4000); /* DF */
+		ip[8] = 64;
+		ip[9] = 6;
+		memcpy(ip + 12, "\x0a\x00\x00\x01\x0a\x00\x00\x02", 8);
+		for (int i = 0; i < s->ip_opts; i++)
+			ip[20 + i] = 1; /* NOP options */
+		put16(ip + 10, (uint16_t)~naive_fold(naive_add(0, ip, f->l3)));
+	}
+	tcp = ip + f->l3;
+	put16(tcp, 40000);
+	put16(tcp + 2, 5201);
+	put32(tcp + 4, 0xfffff000); /* the sequence wraps within the send */
+	put32(tcp + 8, 12345);
+	tcp[12] = (uint8_t)((f->l4 / 4) << 4);
+	tcp[13] = s->tcp_flags;
+	put16(tcp + 14, 501);
+	for (int i = 0; i + 10 <= s->tcp_opts; i += 12) {
+		/* NOP NOP timestamp(10) */
+		tcp[20 + i] = 1;
+		tcp[21 + i] = 1;
+		tcp[22 + i] = 8;
+		tcp[23 + i] = 10;
+		put32(tcp + 24 + i, 0x11223344 + i);
+		put32(tcp + 28 + i, 0x55667788);
+	}
+	for (uint32_t i = 0; i < s->payload; i++)
+		tcp[f->l4 + i] = (uint8_t)(i * 7 + i / 251);
+	put16(tcp + 16, naive_fold(naive_pseudo(ip, s->v6, tcp_len)));
+	f->len = f->l2 + f->l3 + tcp_len;
+}
+
+/* The frame as an mbuf chain of @piece-byte segments, with metadata. */
+static struct rte_mbuf *
+to_mbuf(const uint8_t *b, uint32_t len, uint32_t piece, const struct hv_offload_hdr *h)
+{
+	struct rte_mbuf *head = NULL, *prev = NULL;
+	uint32_t off = 0;
+
+	do {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+		uint32_t k = RTE_MIN(piece, len - off);
+
+		ck_assert_ptr_nonnull(m);
+		ck_assert_ptr_nonnull(rte_pktmbuf_append(m, (uint16_t)k));
+		memcpy(rte_pktmbuf_mtod(m, uint8_t *), b + off, k);
+		if (head == NULL) {
+			head = m;
+		} else {
+			prev->next = m;
+			head->nb_segs++;
+			head->pkt_len += k;
+		}
+		prev = m;
+		off += k;
+	} while (off < len);
+	if (h != NULL) {
+		*hv_offload_mbuf_hdr(head) = *h;
+		head->ol_flags |= hv_offload_hdr_flag;
+	}
+	return head;
+}
+
+static struct hv_offload_hdr
+tso_hdr(const struct frame *f, uint16_t mss, bool ecn)
+{
+	struct hv_offload_hdr h = {
+		.flags = HV_OFFLOAD_F_NEEDS_CSUM,
+		.gso_type = (uint8_t)((f->b[f->l2] >> 4 == 6 ? HV_OFFLOAD_GSO_TCPV6 :
+							     HV_OFFLOAD_GSO_TCPV4) |
+				      (ecn ? HV_OFFLOAD_GSO_ECN : 0)),
+		.hdr_len = 0, /* a hint only: deliberately useless */
+		.gso_size = mss,
+		.csum_start = (uint16_t)(f->l2 + f->l3),
+		.csum_offset = 16,
+	};
+	return h;
+}
+
+static void
+write_hex(const uint8_t *b, uint32_t len)
+{
+	for (uint32_t i = 0; i < len; i++)
+		fprintf(cases, "%02x", b[i]);
+}
+
+static uint8_t linear[HV_OFFLOAD_MAX_SEGS][9216];
+static uint8_t big[FRAME_MAX];
+
+/* The first @len bytes of @m, contiguous in @b. */
+static void
+linearize(const struct rte_mbuf *m, uint32_t len, uint8_t *b)
+{
+	const void *p = rte_pktmbuf_read(m, 0, len, b);
+
+	ck_assert_ptr_nonnull(p);
+	if (p != b)
+		memcpy(b, p, len);
+}
+
+/* hv_offload_check() on the frame @b as an mbuf. */
+static enum hv_offload_drop
+check_only(const uint8_t *b, uint32_t len, const struct hv_offload_hdr *h)
+{
+	struct rte_mbuf *m = to_mbuf(b, len, 2048, h);
+	enum hv_offload_drop rc = hv_offload_check(m, h, NULL);
+
+	rte_pktmbuf_free(m);
+	return rc;
+}
+
+/*
+ * Segment @f at @mss for a destination with @caps; check every segment here
+ * and record the case for scapy. @return the segment count.
+ */
+static uint16_t
+run_segmentation(const char *name, const struct frame *f, uint16_t mss, bool ecn, uint32_t caps,
+		 uint32_t piece)
+{
+	struct hv_offload_hdr h = tso_hdr(f, mss, ecn);
+	struct rte_mbuf *out[HV_OFFLOAD_MAX_SEGS];
+	struct hv_offload_stats st = {0};
+	bool v6 = f->b[f->l2] >> 4 == 6, partial = caps & HV_OFFLOAD_CAP_CSUM;
+	uint32_t payload = f->len - f->l2 - f->l3 - f->l4, got = 0;
+	uint32_t seq0 = get32(f->b + f->l2 + f->l3 + 4);
+	uint16_t n;
+
+	struct rte_mbuf *in = to_mbuf(f->b, f->len, piece, &h);
+
+	ck_assert_int_eq(hv_offload_check(in, &h, NULL), 0);
+	n = hv_offload_prepare(in, caps, mp, out, &st);
+	ck_assert_uint_eq(n, (payload + mss - 1) / mss);
+	ck_assert_uint_eq(st.segmented, 1);
+	ck_assert_uint_eq(st.segments, n);
+	ck_assert_uint_eq(st.csum_finished, partial ? 0 : n);
+	fprintf(cases, "case %s mss=%u mode=%s\nin ", name, mss, partial ? "partial" : "full");
+	write_hex(f->b, f->len);
+	fprintf(cases, "\n");
+	for (uint16_t k = 0; k < n; k++) {
+		struct rte_mbuf *m = out[k];
+		uint8_t *b = linear[k];
+		const uint8_t *ip = b + f->l2, *tcp = ip + f->l3;
+		uint32_t plen = RTE_MIN((uint32_t)mss, payload - k * mss);
+		uint32_t seg_len = f->l2 + f->l3 + f->l4 + plen;
+		uint32_t sum;
+
+		ck_assert_uint_eq(m->pkt_len, seg_len);
+		linearize(m, seg_len, b);
+		/* headers before the changed fields are the sender's */
+		ck_assert_mem_eq(b, f->b, f->l2);
+		if (!v6) {
+			ck_assert_uint_eq(get16(ip + 2), f->l3 + f->l4 + plen);
+			ck_assert_uint_eq(get16(ip + 4), (uint16_t)(0xfffe + k));
+			ck_assert_uint_eq(naive_fold(naive_add(0, ip, f->l3)), 0xffff);
+		} else {
+			ck_assert_uint_eq(get16(ip + 4), f->l4 + plen);
+		}
+		ck_assert_uint_eq(get32(tcp + 4), seq0 + (uint32_t)k * mss);
+		ck_assert_mem_eq(tcp + 20, f->b + f->l2 + f->l3 + 20, f->l4 - 20u);
+		ck_assert_mem_eq(tcp + f->l4, f->b + f->l2 + f->l3 + f->l4 + got, plen);
+		got += plen;
+		/* the checksum field sum with the pseudo-header: 0xffff when complete */
+		sum = naive_pseudo(ip, v6, f->l4 + plen);
+		if (partial) {
+			const struct hv_offload_hdr *mh = hv_offload_mbuf_hdr(m);
+
+			ck_assert(hv_offload_mbuf_has_hdr(m));
+			ck_assert_uint_eq(mh->flags, HV_OFFLOAD_F_NEEDS_CSUM);
+			ck_assert_uint_eq(mh->gso_type, 0);
+			ck_assert_uint_eq(mh->csum_start, f->l2 + f->l3);
+			ck_assert_uint_eq(mh->csum_offset, 16);
+			/* a partial checksum is the pseudo-header sum, not inverted */
+			ck_assert_uint_eq(get16(tcp + 16), naive_fold(sum));
+		} else {
+			ck_assert(!hv_offload_mbuf_has_hdr(m));
+			ck_assert_uint_eq(naive_fold(naive_add(sum, tcp, f->l4 + plen)), 0xffff);
+		}
+		fprintf(cases, "out ");
+		write_hex(b, seg_len);
+		if (partial) {
+			const struct hv_offload_hdr *mh = hv_offload_mbuf_hdr(m);
+
+			fprintf(cases, " %u %u %u %u\n", mh->flags, mh->gso_type, mh->csum_start,
+				mh->csum_offset);
+		} else {
+			fprintf(cases, " 0 0 0 0\n");
+		}
+		rte_pktmbuf_free(m);
+	}
+	ck_assert_uint_eq(got, payload);
+	return n;
+}
+
+/* ---- segmentation, checked here and by scapy ---- */
+
+START_TEST(seg_ipv4_options_odd_last)
+{
+	static struct frame f;
+	struct frame_spec s = {.ip_opts = 4, .tcp_opts = 12, .payload = 65000 - 92,
+			       .tcp_flags = 0x18 /* PSH ACK */};
+
+	craft(&f, &s);
+	/* 64908 bytes at 1448: 44 full segments and an odd-sized last one */
+	ck_assert_uint_eq(run_segmentation("ipv4_opts_full", &f, 1448, false, 0, 2048), 45);
+	ck_assert_uint_eq(run_segmentation("ipv4_opts_partial", &f, 1448, false,
+					   HV_OFFLOAD_CAP_CSUM, 2048), 45);
+}
+END_TEST
+
+START_TEST(seg_ipv6_fin_psh_cwr_ecn)
+{
+	static struct frame f;
+	/* FIN PSH ACK CWR ECE, traffic class with ECT(0) */
+	struct frame_spec s = {.v6 = true, .tcp_opts = 12, .payload = 30001,
+			       .tcp_flags = 0x01 | 0x08 | 0x10 | 0x80 | 0x40, .tos = 0x02};
+
+	craft(&f, &s);
+	ck_assert_uint_eq(run_segmentation("ipv6_flags_full", &f, 1440, true, 0, 2048), 21);
+	ck_assert_uint_eq(run_segmentation("ipv6_flags_partial", &f, 1440, true,
+					   HV_OFFLOAD_CAP_CSUM, 2048), 21);
+}
+END_TEST
+
+START_TEST(seg_ipv4_vlan_odd_mss_odd_pieces)
+{
+	static struct frame f;
+	struct frame_spec s = {.vlan = true, .payload = 9999, .tcp_flags = 0x19 | 0x80,
+			       .tos = 0x03 /* CE */};
+
+	craft(&f, &s);
+	/* an odd MSS and a source chain of odd-sized pieces: sums across odd boundaries */
+	ck_assert_uint_eq(run_segmentation("ipv4_vlan_oddmss", &f, 1001, true, 0, 777), 10);
+	ck_assert_uint_eq(run_segmentation("ipv4_vlan_oddmss_partial", &f, 1001, true,
+					   HV_OFFLOAD_CAP_CSUM, 333), 10);
+}
+END_TEST
+
+START_TEST(seg_large_mss_chains_output)
+{
+	static struct frame f;
+	struct frame_spec s = {.v6 = true, .payload = 20000, .tcp_flags = 0x10};
+
+	craft(&f, &s);
+	/* segments longer than one mbuf come out as chains */
+	ck_assert_uint_eq(run_segmentation("ipv6_mss9000", &f, 9000, false, 0, 2048), 3);
+}
+END_TEST
+
+/* ---- pass-through and checksum finishing ---- */
+
+START_TEST(whole_to_tso_guest)
+{
+	static struct frame f;
+	struct frame_spec s = {.payload = 20000, .tcp_flags = 0x10};
+	struct rte_mbuf *out[HV_OFFLOAD_MAX_SEGS], *m;
+	struct hv_offload_stats st = {0};
+	struct hv_offload_hdr h;
+	uint8_t *b = big;
+
+	craft(&f, &s);
+	h = tso_hdr(&f, 1448, false);
+	m = to_mbuf(f.b, f.len, 2048, &h);
+	ck_assert_uint_eq(hv_offload_prepare(m, hv_offload_caps_from_virtio(0x183), mp, out, &st), 1);
+	ck_assert_ptr_eq(out[0], m);
+	ck_assert_uint_eq(st.passthrough, 1);
+	ck_assert_uint_eq(st.segments + st.csum_finished, 0);
+	ck_assert(hv_offload_mbuf_has_hdr(m));
+	ck_assert_mem_eq(hv_offload_mbuf_hdr(m), &h, sizeof(h));
+	linearize(m, f.len, b);
+	ck_assert_mem_eq(b, f.b, f.len);
+	fprintf(cases, "case whole_v4 mss=1448 mode=whole\nin ");
+	write_hex(f.b, f.len);
+	fprintf(cases, "\nout ");
+	write_hex(b, f.len);
+	fprintf(cases, " 1 1 34 16\n");
+	rte_pktmbuf_free(m);
+	/* TSO4 only: an IPv6 send to it is segmented */
+	ck_assert_uint_eq(hv_offload_caps_from_virtio((1u << 1) | (1u << 7)),
+			  HV_OFFLOAD_CAP_CSUM | HV_OFFLOAD_CAP_TSO4);
+	/* GUEST_TSO without GUEST_CSUM is no capability at all */
+	ck_assert_uint_eq(hv_offload_caps_from_virtio(1u << 7), 0);
+}
+END_TEST
+
+START_TEST(finish_single_frame)
+{
+	static struct frame f;
+	struct frame_spec s = {.v6 = true, .tcp_opts = 12, .payload = 777, .tcp_flags = 0x18};
+	struct rte_mbuf *out[HV_OFFLOAD_MAX_SEGS], *m;
+	struct hv_offload_stats st = {0};
+	struct hv_offload_hdr h;
+	uint8_t *b = big;
+	const uint8_t *tcp;
+
+	craft(&f, &s);
+	h = tso_hdr(&f, 0, false);
+	h.gso_type = 0;
+	/* to a guest with GUEST_CSUM: as it is */
+	m = to_mbuf(f.b, f.len, 300, &h);
+	ck_assert_uint_eq(hv_offload_prepare(m, HV_OFFLOAD_CAP_CSUM, mp, out, &st), 1);
+	ck_assert_ptr_eq(out[0], m);
+	ck_assert_uint_eq(st.passthrough, 1);
+	rte_pktmbuf_free(m);
+	/* to one without: finished in software (in a chain of odd pieces) */
+	m = to_mbuf(f.b, f.len, 301, &h);
+	ck_assert_uint_eq(hv_offload_prepare(m, 0, mp, out, &st), 1);
+	ck_assert_uint_eq(st.csum_finished, 1);
+	ck_assert(!hv_offload_mbuf_has_hdr(out[0]));
+	linearize(out[0], f.len, b);
+	tcp = b + f.l2 + f.l3;
+	ck_assert_uint_eq(naive_fold(naive_add(naive_pseudo(b + f.l2, true, f.len - f.l2 - f.l3),
+					       tcp, f.len - f.l2 - f.l3)),
+			  0xffff);
+	fprintf(cases, "case finish_v6 mss=1 mode=finish\nin ");
+	write_hex(f.b, f.len);
+	fprintf(cases, "\nout ");
+	write_hex(b, f.len);
+	fprintf(cases, " 0 0 0 0\n");
+	rte_pktmbuf_free(out[0]);
+}
+END_TEST
+
+START_TEST(shared_frame_left_alone)
+{
+	static struct frame f;
+	struct frame_spec s = {.payload = 5000, .tcp_flags = 0x10};
+	struct rte_mbuf *out[HV_OFFLOAD_MAX_SEGS], *m;
+	struct hv_offload_stats st = {0};
+	struct hv_offload_hdr h;
+	uint8_t *b = big;
+	uint16_t n;
+
+	craft(&f, &s);
+	/* a flooded frame: the other destination holds a reference */
+	h = tso_hdr(&f, 1448, false);
+	h.gso_type = 0;
+	m = to_mbuf(f.b, f.len, 2048, &h);
+	rte_pktmbuf_refcnt_update(m, 1);
+	ck_assert_uint_eq(hv_offload_prepare(m, 0, mp, out, &st), 1);
+	ck_assert_ptr_ne(out[0], m);
+	linearize(m, f.len, b);
+	ck_assert_mem_eq(b, f.b, f.len);
+	ck_assert(hv_offload_mbuf_has_hdr(m));
+	rte_pktmbuf_free(out[0]);
+	/* and segmentation does not touch it either */
+	h = tso_hdr(&f, 1448, false);
+	*hv_offload_mbuf_hdr(m) = h;
+	rte_pktmbuf_refcnt_update(m, 1);
+	n = hv_offload_prepare(m, 0, mp, out, &st);
+	ck_assert_uint_eq(n, 4);
+	linearize(m, f.len, b);
+	ck_assert_mem_eq(b, f.b, f.len);
+	for (uint16_t k = 0; k < n; k++)
+		rte_pktmbuf_free(out[k]);
+	rte_pktmbuf_free(m);
+	ck_assert_uint_eq(rte_mempool_in_use_count(mp), 0);
+}
+END_TEST
+
+START_TEST(nic_offloads)
+{
+	static struct frame f;
+	struct frame_spec s = {.payload = 5000, .tcp_flags = 0x10};
+	uint64_t capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS | RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
+			RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
+			RTE_ETH_TX_OFFLOAD_TCP_TSO;
+	struct rte_mbuf *out[HV_OFFLOAD_MAX_SEGS], *m;
+	struct hv_offload_stats st = {0};
+	struct hv_offload_hdr h;
+	uint8_t *b = big;
+
+	craft(&f, &s);
+	h = tso_hdr(&f, 1448, false);
+	m = to_mbuf(f.b, f.len, 2048, &h);
+	ck_assert_uint_eq(hv_offload_prepare(m, hv_offload_caps_from_ethdev(capa), mp, out, &st),
+			  1);
+	ck_assert_uint_eq(st.hw_offload, 1);
+	ck_assert(out[0]->ol_flags & RTE_MBUF_F_TX_TCP_SEG);
+	ck_assert(out[0]->ol_flags & RTE_MBUF_F_TX_IPV4);
+	ck_assert_uint_eq(out[0]->tso_segsz, 1448);
+	ck_assert_uint_eq(out[0]->l2_len + out[0]->l3_len + out[0]->l4_len, 54);
+	ck_assert(!hv_offload_mbuf_has_hdr(out[0]));
+	/* DPDK's TSO convention: the pseudo-header sum without the length */
+	linearize(out[0], 60, b);
+	ck_assert_uint_eq(get16(b + 34 + 16), naive_fold(naive_add(0, b + 26, 8) + 6));
+	rte_pktmbuf_free(out[0]);
+	/* without TSO but with checksums: segments for the NIC to finish */
+	m = to_mbuf(f.b, f.len, 2048, &h);
+	ck_assert_uint_eq(hv_offload_prepare(m,
+					     hv_offload_caps_from_ethdev(capa & ~RTE_ETH_TX_OFFLOAD_TCP_TSO),
+					     mp, out, &st),
+			  4);
+	for (int k = 0; k < 4; k++) {
+		ck_assert(out[k]->ol_flags & RTE_MBUF_F_TX_TCP_CKSUM);
+		rte_pktmbuf_free(out[k]);
+	}
+	ck_assert_uint_eq(rte_mempool_in_use_count(mp), 0);
+}
+END_TEST
+
+/* ---- one negative test per validation rule ---- */
+
+static enum hv_offload_drop
+check_bytes(const uint8_t *b, uint32_t len, const struct hv_offload_hdr *h)
+{
+	struct rte_mbuf *m = to_mbuf(b, len, 2048, h);
+	struct rte_mbuf *out[HV_OFFLOAD_MAX_SEGS];
+	struct hv_offload_stats st = {0};
+	enum hv_offload_drop rc = hv_offload_check(m, h, NULL);
+
+	/* prepare refuses it for the same reason, to any destination */
+	rte_pktmbuf_refcnt_update(m, 1);
+	ck_assert_uint_eq(hv_offload_prepare(m, 0, mp, out, &st), 0);
+	if (rc != HV_OFFLOAD_DROP__NONE)
+		ck_assert_uint_eq(st.drops[rc], 1);
+	rte_pktmbuf_free(m);
+	return rc;
+}
+
+static struct frame neg;
+
+static void
+neg_setup(bool v6)
+{
+	struct frame_spec s = {.v6 = v6, .payload = 3000, .tcp_flags = 0x10};
+
+	craft(&neg, &s);
+}
+
+START_TEST(neg_flags)
+{
+	struct hv_offload_hdr h;
+
+	neg_setup(false);
+	h = tso_hdr(&neg, 1448, false);
+	h.flags |= 2; /* DATA_VALID means nothing from a sender */
+	ck_assert_uint_eq(check_bytes(neg.b, neg.len, &h), HV_OFFLOAD_DROP_BAD_FLAGS);
+}
+END_TEST
+
+START_TEST(neg_gso_type)
+{
+	struct hv_offload_hdr h;
+
+	neg_setup(false);
+	h = tso_hdr(&neg, 1448, false);
+	h.gso_type = 3; /* UDP fragmentation offload */
+	ck_assert_uint_eq(check_bytes(neg.b, neg.len, &h), HV_OFFLOAD_DROP_BAD_GSO_TYPE);
+	h.gso_type = HV_OFFLOAD_GSO_ECN; /* ECN without GSO */
+	ck_assert_uint_eq(check_bytes(neg.b, neg.len, &h), HV_OFFLOAD_DROP_BAD_GSO_TYPE);
+}
+END_TEST
+
+START_TEST(neg_csum_range)
+{
+	struct hv_offload_hdr h;
+
+	neg_setup(false);
+	h = tso_hdr(&neg, 1448, false);
+	h.gso_type = 0;
+	h.csum_start = (uint16_t)(neg.len - 1); /* the field would end past the frame */
+	h.csum_offset = 0;
+	ck_assert_uint_eq(check_bytes(neg.b, neg.len, &h), HV_OFFLOAD_DROP_CSUM_RANGE);
+	h.csum_start = 34;
+	h.csum_offset = 0xffff; /* CVE-2024-11614's kind: far beyond */
+	ck_assert_uint_eq(check_bytes(neg.b, neg.len, &h), HV_OFFLOAD_DROP_CSUM_RANGE);
+	h.csum_start = 4; /* inside the Ethernet header */
+	h.csum_offset = 16;
+	ck_assert_uint_eq(check_bytes(neg.b, neg.len, &h), HV_OFFLOAD_DROP_CSUM_RANGE);
+	/* exactly at the end is fine */
+	h.csum_start = (uint16_t)(neg.len - 2);
+	h.csum_offset = 0;
+	ck_assert_uint_eq(check_only(neg.b, neg.len, &h), 0);
+}
+END_TEST
+
+START_TEST(neg_gso_no_csum)
+{
+	struct hv_offload_hdr h;
+
+	neg_setup(false);
+	h = tso_hdr(&neg, 1448, false);
+	h.flags = 0;
+	ck_assert_uint_eq(check_bytes(neg.b, neg.len, &h), HV_OFFLOAD_DROP_GSO_NO_CSUM);
+}
+END_TEST
+
+START_TEST(neg_gso_size)
+{
+	struct hv_offload_hdr h;
+
+	neg_setup(false);
+	h = tso_hdr(&neg, HV_OFFLOAD_GSO_SIZE_MIN - 1, false);
+	ck_assert_uint_eq(check_bytes(neg.b, neg.len, &h), HV_OFFLOAD_DROP_GSO_SIZE);
+	h.gso_size = 0;
+	ck_assert_uint_eq(check_bytes(neg.b, neg.len, &h), HV_OFFLOAD_DROP_GSO_SIZE);
+	h.gso_size = HV_OFFLOAD_GSO_SIZE_MIN;
+	ck_assert_uint_eq(check_only(neg.b, neg.len, &h), 0);
+}
+END_TEST
+
+START_TEST(neg_l3)
+{
+	struct hv_offload_hdr h;
+	uint8_t *ip;
+
+	/* gso_type says IPv4, the frame is IPv6 */
+	neg_setup(true);
+	h = tso_hdr(&neg, 1448, false);
+	h.gso_type = HV_OFFLOAD_GSO_TCPV4;
+	ck_assert_uint_eq(check_bytes(neg.b, neg.len, &h), HV_OFFLOAD_DROP_BAD_L3);
+	/* IPv6 with an extension header (hop-by-hop) in front of TCP */
+	h = tso_hdr(&neg, 1448, false);
+	neg.b[14 + 6] = 0;
+	ck_assert_uint_eq(check_bytes(neg.b, neg.len, &h), HV_OFFLOAD_DROP_BAD_L3);
+	/* IPv6 payload length that lies */
+	neg_setup(true);
+	neg.b[14 + 5] ^= 1;
+	ck_assert_uint_eq(check_bytes(neg.b, neg.len, &h), HV_OFFLOAD_DROP_BAD_L3);
+
+	neg_setup(false);
+	h = tso_hdr(&neg, 1448, false);
+	ip = neg.b + 14;
+	ip[0] = 0x44; /* IHL 4 */
+	ck_assert_uint_eq(check_bytes(neg.b, neg.len, &h), HV_OFFLOAD_DROP_BAD_L3);
+	ip[0] = 0x45;
+	ip[6] = 0x20; /* more fragments */
+	ck_assert_uint_eq(check_bytes(neg.b, neg.len, &h), HV_OFFLOAD_DROP_BAD_L3);
+	ip[6] = 0x40;
+	ip[3] ^= 1; /* total length that lies */
+	ck_assert_uint_eq(check_bytes(neg.b, neg.len, &h), HV_OFFLOAD_DROP_BAD_L3);
+	ip[3] ^= 1;
+	/* gso_type TCPv6, frame IPv4 */
+	h.gso_type = HV_OFFLOAD_GSO_TCPV6;
+	ck_assert_uint_eq(check_bytes(neg.b, neg.len, &h), HV_OFFLOAD_DROP_BAD_L3);
+	/* a frame that ends inside the IP header */
+	h = tso_hdr(&neg, 1448, false);
+	h.csum_start = 14;
+	h.csum_offset = 0;
+	ck_assert_uint_eq(check_bytes(neg.b, 30, &h), HV_OFFLOAD_DROP_BAD_L3);
+}
+END_TEST
+
+START_TEST(neg_l4)
+{
+	struct hv_offload_hdr h;
+
+	neg_setup(false);
+	h = tso_hdr(&neg, 1448, false);
+	neg.b[14 + 9] = 17; /* UDP */
+	ck_assert_uint_eq(check_bytes(neg.b, neg.len, &h), HV_OFFLOAD_DROP_BAD_L4);
+	neg_setup(false);
+	neg.b[34 + 12] = 4 << 4; /* data offset 4 words */
+	ck_assert_uint_eq(check_bytes(neg.b, neg.len, &h), HV_OFFLOAD_DROP_BAD_L4);
+	neg_setup(false);
+	/* a TCP header cut short by the end of the frame (lengths agreeing) */
+	neg.b[34 + 12] = 15 << 4;
+	neg.b[14 + 2] = 0;
+	neg.b[14 + 3] = 20 + 40;
+	ck_assert_uint_eq(check_bytes(neg.b, 14 + 60, &h), HV_OFFLOAD_DROP_BAD_L4);
+}
+END_TEST
+
+START_TEST(neg_csum_not_tcp)
+{
+	struct hv_offload_hdr h;
+
+	neg_setup(false);
+	h = tso_hdr(&neg, 1448, false);
+	h.csum_start += 2;
+	ck_assert_uint_eq(check_bytes(neg.b, neg.len, &h), HV_OFFLOAD_DROP_CSUM_NOT_TCP);
+	h = tso_hdr(&neg, 1448, false);
+	h.csum_offset = 6; /* UDP's place */
+	ck_assert_uint_eq(check_bytes(neg.b, neg.len, &h), HV_OFFLOAD_DROP_CSUM_NOT_TCP);
+}
+END_TEST
+
+START_TEST(neg_no_mbuf)
+{
+	struct rte_mempool *tiny = rte_pktmbuf_pool_create("tiny", 8, 0, 0,
+							   RTE_MBUF_DEFAULT_BUF_SIZE,
+							   SOCKET_ID_ANY);
+	struct rte_mbuf *out[HV_OFFLOAD_MAX_SEGS];
+	struct hv_offload_stats st = {0};
+	struct hv_offload_hdr h;
+
+	ck_assert_ptr_nonnull(tiny);
+	neg_setup(false);
+	neg.len = 14 + 20 + 20 + 30000;
+	{
+		struct frame_spec s = {.payload = 30000, .tcp_flags = 0x10};
+
+		craft(&neg, &s);
+	}
+	h = tso_hdr(&neg, 1448, false);
+	ck_assert_uint_eq(hv_offload_prepare(to_mbuf(neg.b, neg.len, 2048, &h), 0, tiny, out, &st),
+			  0);
+	ck_assert_uint_eq(st.drops[HV_OFFLOAD_DROP_NO_MBUF], 1);
+	ck_assert_uint_eq(rte_mempool_in_use_count(tiny), 0);
+	rte_mempool_free(tiny);
+	ck_assert_uint_eq(rte_mempool_in_use_count(mp), 0);
+}
+END_TEST
+
+START_TEST(hdr_len_is_a_hint)
+{
+	static struct frame f;
+	struct frame_spec s = {.tcp_opts = 12, .payload = 4000, .tcp_flags = 0x10};
+	struct rte_mbuf *out[HV_OFFLOAD_MAX_SEGS];
+	struct hv_offload_stats st = {0};
+	struct hv_offload_hdr h;
+	uint16_t n;
+
+	craft(&f, &s);
+	h = tso_hdr(&f, 1000, false);
+	h.hdr_len = 0xffff; /* nonsense either way: not used */
+	n = hv_offload_prepare(to_mbuf(f.b, f.len, 2048, &h), 0, mp, out, &st);
+	ck_assert_uint_eq(n, 4);
+	for (uint16_t k = 0; k < n; k++) {
+		ck_assert_uint_eq(out[k]->pkt_len, 14 + 20 + 32 + 1000u);
+		rte_pktmbuf_free(out[k]);
+	}
+	ck_assert_str_eq(hv_offload_drop_name(HV_OFFLOAD_DROP_GSO_SIZE), "gso_size");
+}
+END_TEST
+
+/* ---- scapy's verdict on every recorded case ---- */
+
+START_TEST(scapy_verifies)
+{
+	const char *script = getenv("OFFLOAD_VERIFY");
+	char cmd[512];
+	int rc;
+
+	fflush(cases);
+	if (script == NULL || access("/usr/bin/python3", X_OK) != 0 ||
+	    system("/usr/bin/python3 -c 'import scapy' 2>/dev/null") != 0) {
+		fprintf(stderr, "scapy not available: cases not verified independently\n");
+		ck_abort_msg("python3-scapy is needed (tests/deps.sh installs it)");
+	}
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 %s %s", script, cases_path);
+	rc = system(cmd);
+	ck_assert_int_eq(WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, 0);
+}
+END_TEST
+
+int
+main(int argc, char **argv)
+{
+	Suite *s = suite_create("offload");
+	TCase *seg = tcase_create("segmentation"), *neg_tc = tcase_create("validation");
+	TCase *ver = tcase_create("scapy");
+	SRunner *sr;
+	int failed, fd;
+
+	if (rte_eal_init(argc, argv) < 0 || hv_offload_mbuf_register() != 0)
+		return 1;
+	mp = rte_pktmbuf_pool_create("test_offload", 8192, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				     SOCKET_ID_ANY);
+	snprintf(cases_path, sizeof(cases_path), "/tmp/hv-offload-cases-XXXXXX");
+	fd = mkstemp(cases_path);
+	if (mp == NULL || fd < 0)
+		return 1;
+	cases = fdopen(fd, "w");
+	tcase_add_test(seg, seg_ipv4_options_odd_last);
+	tcase_add_test(seg, seg_ipv6_fin_psh_cwr_ecn);
+	tcase_add_test(seg, seg_ipv4_vlan_odd_mss_odd_pieces);
+	tcase_add_test(seg, seg_large_mss_chains_output);
+	tcase_add_test(seg, whole_to_tso_guest);
+	tcase_add_test(seg, finish_single_frame);
+	tcase_add_test(seg, shared_frame_left_alone);
+	tcase_add_test(seg, nic_offloads);
+	tcase_add_test(seg, hdr_len_is_a_hint);
+	tcase_add_test(neg_tc, neg_flags);
+	tcase_add_test(neg_tc, neg_gso_type);
+	tcase_add_test(neg_tc, neg_csum_range);
+	tcase_add_test(neg_tc, neg_gso_no_csum);
+	tcase_add_test(neg_tc, neg_gso_size);
+	tcase_add_test(neg_tc, neg_l3);
+	tcase_add_test(neg_tc, neg_l4);
+	tcase_add_test(neg_tc, neg_csum_not_tcp);
+	tcase_add_test(neg_tc, neg_no_mbuf);
+	tcase_add_test(ver, scapy_verifies);
+	suite_add_tcase(s, seg);
+	suite_add_tcase(s, neg_tc);
+	suite_add_tcase(s, ver);
+	sr = srunner_create(s);
+	/* one process: the EAL and the case file are shared by the tests */
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	fclose(cases);
+	unlink(cases_path);
+	rte_mempool_free(mp);
+	rte_eal_cleanup();
+	return failed == 0 ? 0 : 1;
+}
