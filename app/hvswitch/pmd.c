@@ -143,6 +143,7 @@ pmd_main(void *arg)
 
 	rte_rcu_qsbr_thread_register(sw.rcu, pmd->id);
 	rte_rcu_qsbr_thread_online(sw.rcu, pmd->id);
+	sw_rxmod_pmd_enter(pmd);
 	HV_LOG(INFO, "PMD %u on lcore %u", pmd->id, pmd->lcore);
 	while (!sw.stop) {
 		const struct sw_rxq_list *l = __atomic_load_n(&pmd->rxqs, __ATOMIC_ACQUIRE);
@@ -154,12 +155,16 @@ pmd_main(void *arg)
 			struct sw_port *p = l->q[i].port;
 			uint16_t n = p->ops->rx(p, l->q[i].q, pkts, SW_BURST);
 
+			if (p->rxmod != NULL)
+				sw_rxmod_poll_queue(p, l->q[i].q);
 			if (n == 0)
 				continue;
 			got += n;
 			pmd->batches++;
 			sw_l2_input(pmd, view, p, pkts, n, now_ms);
 		}
+		/* owed guest interrupts whose window closed (checked every iteration) */
+		sw_rxmod_pmd_poll(pmd, view);
 		pmd->packets += got;
 		pmd->total_cycles += now - prev;
 		if (got > 0)

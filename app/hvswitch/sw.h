@@ -21,6 +21,7 @@
 #include <rte_spinlock.h>
 
 #include "hv_fdb.h"
+#include "hv_rxmod.h"
 #include "hv_vhost.h"
 
 #define SW_MAX_PORTS 256
@@ -29,6 +30,7 @@
 #define SW_BURST 32
 #define SW_NAME_MAX 32
 #define SW_VLAN_MAX 4094
+#define SW_RXMOD_SPEC_MAX 64
 
 /* Why the switch dropped a frame (beyond what a port driver counts). */
 #define SW_DROP_REASONS(X)                                                    \
@@ -71,6 +73,7 @@ struct sw_port_conf {
 	uint16_t vlan;      /* access VLAN, 0 = the untagged domain */
 	bool trunk;         /* carries every VLAN tagged (uplinks) */
 	int pmd;            /* pinned PMD index, -1 = round-robin */
+	char rxmod[SW_RXMOD_SPEC_MAX]; /* vhost-user: interrupt moderation, "" = default */
 };
 
 struct sw_port;
@@ -102,6 +105,7 @@ struct sw_port {
 	bool txq_shared; /* fewer TX queues than PMDs: TX takes txq_lock */
 	rte_spinlock_t txq_lock[SW_MAX_QUEUES];
 	struct sw_counters cnt[SW_MAX_PMDS];
+	struct sw_rxmod *rxmod; /* vhost-user: interrupt moderation state (rxmod.c) */
 };
 
 /* The switch as the PMDs see it; replaced whole, freed after a grace period. */
@@ -180,6 +184,21 @@ void sw_pmd_reassign(void);
 void sw_view_publish(void);
 uint64_t sw_now_ms(void);
 
+/* ---- interrupt moderation (rxmod.c) ---- */
+/* Windows per queue (µs or HV_RXMOD_ADAPTIVE) from "US|adaptive[,Q:US|adaptive]...". */
+int sw_rxmod_spec_parse(const char *spec, uint16_t queues, uint32_t *win, char *err,
+			size_t errlen);
+int sw_rxmod_open(struct sw_port *p);
+void sw_rxmod_close(struct sw_port *p);
+/* Apply p->conf.rxmod to the running port (live). */
+void sw_rxmod_apply(struct sw_port *p);
+void sw_rxmod_json(const struct sw_port *p, uint16_t vring, cJSON *o);
+/* PMD loop: once at start; after each rx burst of a queue; once per iteration. */
+void sw_rxmod_pmd_enter(struct sw_pmd *pmd);
+void sw_rxmod_poll_queue(struct sw_port *p, uint16_t qp);
+/* Deliver what is due on this PMD's list; true while something stays owed. */
+bool sw_rxmod_pmd_poll(struct sw_pmd *pmd, const struct sw_view *view);
+
 /* ---- switching (l2.c) ---- */
 void sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 		 struct rte_mbuf **pkts, uint16_t n, uint64_t now_ms);
@@ -193,6 +212,9 @@ int sw_config_save(char *err, size_t errlen);
 int sw_port_conf_from_json(const cJSON *j, const char *cmd, struct sw_port_conf *conf,
 			   char *err, size_t errlen);
 cJSON *sw_port_conf_to_json(const struct sw_port_conf *conf);
+/* The "rxmod" argument (number or string), checked, into @spec: 1 if given, 0 if not, -1. */
+int sw_rxmod_arg(const cJSON *j, const char *cmd, uint16_t queues, char *spec, char *err,
+		 size_t errlen);
 
 /* ---- control socket (ctl.c) and telemetry (telemetry.c) ---- */
 struct hv_ctl_server *sw_ctl_start(char *err, size_t errlen);

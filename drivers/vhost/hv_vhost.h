@@ -160,24 +160,46 @@ uint16_t hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp,
 uint16_t hv_vhost_tx_burst(struct hv_vhost_port *port, uint16_t qp,
 			   struct rte_mbuf **pkts, uint16_t n);
 
+/** What a burst did to a vring, told to the interrupt hook. */
+struct hv_vhost_irq_event {
+	uint16_t entries;    /**< used entries this burst published */
+	uint16_t ring_size;  /**< entries of the ring */
+	/**
+	 * The ring's generation: it changes whenever the ring is stopped,
+	 * reset or gets another callfd, so an interrupt owed under one
+	 * generation is not delivered under the next (hv_vhost_irq_signal()).
+	 */
+	uint32_t generation;
+};
+
 /**
  * Interrupt hook: called by a burst after it returned buffers to vring
  * @p vring, instead of signalling at once. The hook decides when to call
- * hv_vhost_irq_signal() (interrupt moderation builds on this).
+ * hv_vhost_irq_signal() (interrupt moderation builds on this). It runs inside
+ * the burst: it must not call back into the port.
  */
-typedef void hv_vhost_irq_hook_t(void *ctx, struct hv_vhost_port *port,
-				 uint16_t vring);
+typedef void hv_vhost_irq_hook_t(void *ctx, struct hv_vhost_port *port, uint16_t vring,
+				 const struct hv_vhost_irq_event *ev);
 
 /** Install (or with NULL remove) the interrupt hook of a port. */
 void hv_vhost_set_irq_hook(struct hv_vhost_port *port, hv_vhost_irq_hook_t *hook,
 			   void *ctx);
 
+/** Outcome of hv_vhost_irq_signal(). */
+enum hv_vhost_irq_result {
+	HV_VHOST_IRQ_SENT,       /**< the callfd was written */
+	HV_VHOST_IRQ_SUPPRESSED, /**< the guest asked for none (counted) */
+	HV_VHOST_IRQ_GONE,       /**< ring stopped, reset, of another generation, or no callfd */
+};
+
 /**
  * Interrupt the guest for @p vring if it wants one (EVENT_IDX used_event, or
- * NO_INTERRUPT, read after a full fence). Call from the thread polling it.
- * @return true if the callfd was written.
+ * NO_INTERRUPT, read after a full fence) and the ring is still of
+ * @p generation (from struct hv_vhost_irq_event). Call from a thread that
+ * may burst on the ring (not concurrently with a burst on it).
  */
-bool hv_vhost_irq_signal(struct hv_vhost_port *port, uint16_t vring);
+enum hv_vhost_irq_result hv_vhost_irq_signal(struct hv_vhost_port *port, uint16_t vring,
+					     uint32_t generation);
 
 /** Whether a frontend is connected. */
 bool hv_vhost_port_connected(const struct hv_vhost_port *port);

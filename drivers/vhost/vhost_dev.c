@@ -28,6 +28,8 @@ vring_pause(struct hv_vring *vr)
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
 	while (__atomic_load_n(&vr->busy, __ATOMIC_ACQUIRE))
 		rte_pause();
+	/* interrupts owed to the ring as it was are not to be delivered */
+	__atomic_fetch_add(&vr->generation, 1, __ATOMIC_RELEASE);
 }
 
 void

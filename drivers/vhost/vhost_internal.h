@@ -24,6 +24,7 @@ struct hv_vring {
 	/* ---- data path (the polling thread) ---- */
 	uint32_t ready; /* 1: the polling thread may use the ring (atomic) */
 	uint32_t busy;  /* 1: the polling thread is inside a burst (atomic) */
+	uint32_t generation; /* bumped by every pause (atomic): see hv_vhost_irq_event */
 	struct vring_desc *desc;
 	struct vring_avail *avail;
 	struct vring_used *used;
