@@ -96,6 +96,7 @@ vhost_describe(const struct sw_port *p, cJSON *obj)
 				(double)hv_vhost_port_connections(p->vhost));
 	cJSON_AddNumberToObject(obj, "negotiated_features",
 				(double)hv_vhost_port_features(p->vhost));
+	sw_rxmod_port_json(p, obj);
 	/* per queue pair: rx = what the guest sent, tx = what it was given */
 	for (uint16_t q = 0; q < p->conf.queues; q++) {
 		cJSON *qp = cJSON_GetArrayItem(qps, q);

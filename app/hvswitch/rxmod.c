@@ -31,6 +31,10 @@
 
 struct sw_rxmod {
 	struct hv_rxmod_queue q[HV_VHOST_MAX_VRINGS];
+	/* interrupt rate, sampled by the control thread */
+	uint64_t rate_irqs;   /* callfd writes at the last sample */
+	uint64_t rate_ms;     /* time of the last sample */
+	double irqs_ps;       /* over the last interval */
 };
 
 /* An owed interrupt of a guest RX ring, on the list of the PMD that owes it. */
@@ -172,6 +176,12 @@ sw_rxmod_poll_queue(struct sw_port *p, uint16_t qp)
 }
 
 bool
+sw_rxmod_queue_owed(const struct sw_port *p, uint16_t qp)
+{
+	return p->rxmod != NULL && hv_rxmod_owed(&p->rxmod->q[2 * qp + 1]);
+}
+
+bool
 sw_rxmod_pmd_poll(struct sw_pmd *pmd, const struct sw_view *view)
 {
 	struct pending_list *l = &pending[pmd->id];
@@ -280,4 +290,47 @@ sw_rxmod_json(const struct sw_port *p, uint16_t vring, cJSON *o)
 		cJSON_AddNumberToObject(fpi, name,
 					(double)__atomic_load_n(&s->fpi[b], __ATOMIC_RELAXED));
 	}
+}
+
+/* ---- interrupt rate (control thread) ---- */
+
+static uint64_t
+port_irqs(const struct sw_port *p)
+{
+	uint64_t total = 0;
+
+	for (uint16_t v = 0; v < 2 * p->conf.queues; v++) {
+		struct hv_vhost_vring_stats st;
+
+		if (hv_vhost_vring_stats(p->vhost, v, &st) == 0)
+			total += st.irqs_sent;
+	}
+	return total;
+}
+
+void
+sw_rxmod_rates(uint64_t now_ms)
+{
+	for (uint16_t i = 0; i < SW_MAX_PORTS; i++) {
+		struct sw_port *p = sw.ports[i];
+		struct sw_rxmod *r;
+		uint64_t irqs;
+
+		if (p == NULL || p->rxmod == NULL || p->vhost == NULL)
+			continue;
+		r = p->rxmod;
+		irqs = port_irqs(p);
+		if (r->rate_ms != 0 && now_ms > r->rate_ms)
+			r->irqs_ps = (double)(irqs - r->rate_irqs) * 1000.0 /
+				     (double)(now_ms - r->rate_ms);
+		r->rate_irqs = irqs;
+		r->rate_ms = now_ms;
+	}
+}
+
+void
+sw_rxmod_port_json(const struct sw_port *p, cJSON *o)
+{
+	if (p->rxmod != NULL)
+		cJSON_AddNumberToObject(o, "irqs_ps", (double)(uint64_t)p->rxmod->irqs_ps);
 }

@@ -135,6 +135,13 @@ struct sw_pmd {
 	uint64_t busy_cycles;
 	uint64_t packets;
 	uint64_t batches;
+	/* idle sleep (pmd_sleep.c) */
+	int wake_fd;             /* written when its queue list changes */
+	uint64_t sleeps;
+	uint64_t wakeups_kick;   /* woken by a guest's kick */
+	uint64_t wakeups_timeout;
+	uint64_t sleep_aborts;   /* idle, but could not sleep (work found, ethdev queue) */
+	uint64_t slept_cycles;
 } __rte_cache_aligned;
 
 struct sw_settings {
@@ -156,6 +163,7 @@ struct sw {
 	struct sw_view *view; /* published (atomic pointer) */
 	struct sw_pmd pmds[SW_MAX_PMDS];
 	unsigned int n_pmds;
+	uint32_t pmd_sleep_us[SW_MAX_PMDS]; /* idle time before a PMD sleeps; 0 = never */
 	volatile bool stop;
 	uint64_t tsc_per_ms;
 };
@@ -193,11 +201,23 @@ void sw_rxmod_close(struct sw_port *p);
 /* Apply p->conf.rxmod to the running port (live). */
 void sw_rxmod_apply(struct sw_port *p);
 void sw_rxmod_json(const struct sw_port *p, uint16_t vring, cJSON *o);
+/* Control thread, about once a second: interrupt rates (irqs_ps in port.show). */
+void sw_rxmod_rates(uint64_t now_ms);
+void sw_rxmod_port_json(const struct sw_port *p, cJSON *o);
 /* PMD loop: once at start; after each rx burst of a queue; once per iteration. */
 void sw_rxmod_pmd_enter(struct sw_pmd *pmd);
 void sw_rxmod_poll_queue(struct sw_port *p, uint16_t qp);
 /* Deliver what is due on this PMD's list; true while something stays owed. */
 bool sw_rxmod_pmd_poll(struct sw_pmd *pmd, const struct sw_view *view);
+/* Whether queue @qp's guest TX ring owes an interrupt (its polling PMD). */
+bool sw_rxmod_queue_owed(const struct sw_port *p, uint16_t qp);
+
+/* ---- idle PMD sleep (pmd_sleep.c) ---- */
+int sw_pmd_sleep_init(struct sw_pmd *pmd);
+void sw_pmd_sleep_fini(struct sw_pmd *pmd);
+/* Sleep on the kicks of @l's rings; false if it could not (go on spinning). */
+bool sw_pmd_sleep(struct sw_pmd *pmd, const struct sw_rxq_list *l);
+void sw_pmd_wake(struct sw_pmd *pmd);
 
 /* ---- switching (l2.c) ---- */
 void sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,

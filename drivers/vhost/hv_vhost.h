@@ -201,6 +201,34 @@ enum hv_vhost_irq_result {
 enum hv_vhost_irq_result hv_vhost_irq_signal(struct hv_vhost_port *port, uint16_t vring,
 					     uint32_t generation);
 
+/* ---- idle polling threads: sleeping on the guest's kicks ---- */
+
+/**
+ * Ask the guest to kick when it makes buffers available on @p vring (@p on:
+ * clear VRING_USED_F_NO_NOTIFY, or with EVENT_IDX set avail_event to the
+ * next index), or to stop kicking. While on, the control thread leaves the
+ * kick eventfd's count to the caller (read it from hv_vhost_kick_fd(), add it
+ * with hv_vhost_vring_count_kicks()). From the polling thread, outside bursts.
+ * @return 0, or -EAGAIN when the ring is not running.
+ */
+int hv_vhost_vring_notify(struct hv_vhost_port *port, uint16_t vring, bool on);
+
+/**
+ * Whether the guest made buffers available on @p vring that no burst took
+ * yet, read after a full fence: after hv_vhost_vring_notify(on) this closes
+ * the race with a guest that looked at the flag before we changed it.
+ */
+bool hv_vhost_vring_has_avail(struct hv_vhost_port *port, uint16_t vring);
+
+/**
+ * A duplicate of @p vring's kick eventfd (the caller closes it; it stays
+ * valid whatever the frontend does), or -1 if the ring has none.
+ */
+int hv_vhost_kick_fd(struct hv_vhost_port *port, uint16_t vring);
+
+/** Add @p n kicks read from a hv_vhost_kick_fd() to the ring's counter. */
+void hv_vhost_vring_count_kicks(struct hv_vhost_port *port, uint16_t vring, uint64_t n);
+
 /** Whether a frontend is connected. */
 bool hv_vhost_port_connected(const struct hv_vhost_port *port);
 

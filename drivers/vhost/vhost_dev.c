@@ -119,6 +119,7 @@ vring_reset(struct hv_vring *vr)
 	vr->desc_ua = vr->avail_ua = vr->used_ua = 0;
 	vr->num_set = vr->addr_set = vr->started = vr->enabled = false;
 	vr->fresh = false;
+	__atomic_store_n(&vr->kick_watch, 0, __ATOMIC_RELEASE);
 }
 
 void
@@ -172,6 +173,9 @@ vhost_dev_drain_kicks(struct hv_vhost_port *port)
 		 * eventfd: a read returns the kicks counted since the last one. The
 		 * fd may be in blocking mode (its flags are the frontend's): poll first.
 		 */
+		/* a sleeping polling thread waits on it: its count is that thread's */
+		if (__atomic_load_n(&vr->kick_watch, __ATOMIC_ACQUIRE))
+			continue;
 		if (vr->kickfd < 0 || poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLIN))
 			continue;
 		if (read(vr->kickfd, &count, sizeof(count)) == sizeof(count))

@@ -53,6 +53,7 @@ struct hv_vring {
 	bool enabled;
 	bool fresh; /* base just set: check it against the used index at start */
 	uint64_t kicks; /* drained from kickfd by the control thread */
+	uint32_t kick_watch; /* 1: a polling thread reads kickfd (atomic) */
 } __rte_cache_aligned;
 
 /* A message being assembled from a non-blocking stream socket. */
