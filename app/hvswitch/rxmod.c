@@ -281,15 +281,11 @@ sw_rxmod_json(const struct sw_port *p, uint16_t vring, cJSON *o)
 				(double)__atomic_load_n(&s->early, __ATOMIC_RELAXED));
 	cJSON_AddNumberToObject(o, "irqs_dropped",
 				(double)__atomic_load_n(&s->dropped, __ATOMIC_RELAXED));
-	/* frames per interrupt: bucket "N" counts interrupts covering N..2N-1 entries */
-	fpi = cJSON_AddObjectToObject(o, "fpi");
-	for (unsigned int b = 0; b < HV_RXMOD_FPI_BUCKETS; b++) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "%u", hv_rxmod_fpi_bucket_low(b));
-		cJSON_AddNumberToObject(fpi, name,
-					(double)__atomic_load_n(&s->fpi[b], __ATOMIC_RELAXED));
-	}
+	/* ring entries per interrupt: element i counts interrupts covering 2^i..2^(i+1)-1 */
+	fpi = cJSON_AddArrayToObject(o, "fpi");
+	for (unsigned int b = 0; b < HV_RXMOD_FPI_BUCKETS; b++)
+		cJSON_AddItemToArray(fpi, cJSON_CreateNumber((double)__atomic_load_n(
+						  &s->fpi[b], __ATOMIC_RELAXED)));
 }
 
 /* ---- interrupt rate (control thread) ---- */
