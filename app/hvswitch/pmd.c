@@ -143,6 +143,7 @@ pmd_main(void *arg)
 	struct sw_pmd *pmd = arg;
 	struct rte_mbuf *pkts[SW_BURST];
 	uint64_t prev = rte_get_tsc_cycles(), idle_since = prev;
+	const struct sw_rxq_list *adopted = NULL;
 	uint64_t sleep_after = (uint64_t)sw.pmd_sleep_us[pmd->id] * (sw.tsc_per_ms / 1000);
 
 	rte_rcu_qsbr_thread_register(sw.rcu, pmd->id);
@@ -154,6 +155,11 @@ pmd_main(void *arg)
 		const struct sw_view *view = __atomic_load_n(&sw.view, __ATOMIC_ACQUIRE);
 		uint64_t now = rte_get_tsc_cycles(), got = 0;
 		uint64_t now_ms = now / sw.tsc_per_ms;
+
+		if (unlikely(l != adopted)) {
+			sw_pmd_sleep_adopt(l);
+			adopted = l;
+		}
 
 		for (uint16_t i = 0; l != NULL && view != NULL && i < l->n; i++) {
 			struct sw_port *p = l->q[i].port;

@@ -11,6 +11,7 @@
  * back online, turns kicks off again and spins. Only vhost-user queues can be
  * slept on: a PMD with an ethdev queue keeps spinning.
  */
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -71,6 +72,15 @@ sw_pmd_sleep_fini(struct sw_pmd *pmd)
 }
 
 void
+sw_pmd_sleep_adopt(const struct sw_rxq_list *l)
+{
+	/* a queue's previous PMD may have fallen asleep with its kicks on */
+	for (uint16_t i = 0; l != NULL && i < l->n; i++)
+		if (l->q[i].port->rxmod != NULL)
+			hv_vhost_vring_notify(l->q[i].port->vhost, 2 * l->q[i].q + 1, false);
+}
+
+void
 sw_pmd_wake(struct sw_pmd *pmd)
 {
 	uint64_t one = 1;
@@ -98,8 +108,14 @@ unwatch(struct sw_pmd *pmd, struct sleeper *s)
 		struct watched *w = &s->w[i];
 		uint64_t count = 0;
 
-		/* only what epoll saw readable: the fd may be in blocking mode */
-		if (w->kicked && read(w->fd, &count, sizeof(count)) != sizeof(count))
+		struct pollfd pfd = {.fd = w->fd, .events = POLLIN};
+
+		/*
+		 * Drain every kicked fd (a readable one would end the next sleep at
+		 * once), reading only what is readable: the fd may be in blocking mode.
+		 */
+		if ((w->kicked || (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN))) &&
+		    read(w->fd, &count, sizeof(count)) != sizeof(count))
 			count = 0;
 		if (in_list(l, w->port, w->q)) {
 			hv_vhost_vring_notify(w->port->vhost, 2 * w->q + 1, false);

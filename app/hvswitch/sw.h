@@ -218,6 +218,8 @@ void sw_pmd_sleep_fini(struct sw_pmd *pmd);
 /* Sleep on the kicks of @l's rings; false if it could not (go on spinning). */
 bool sw_pmd_sleep(struct sw_pmd *pmd, const struct sw_rxq_list *l);
 void sw_pmd_wake(struct sw_pmd *pmd);
+/* A PMD got a new queue list: kicks off on its rings (a former owner may have left them on). */
+void sw_pmd_sleep_adopt(const struct sw_rxq_list *l);
 
 /* ---- switching (l2.c) ---- */
 void sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,

@@ -96,6 +96,7 @@ vring_try_start(struct hv_vhost_port *port, struct hv_vring *vr)
 	vr->signalled_used_valid = false;
 	/* We poll: the guest need not kick (EVENT_IDX drivers ignore this flag). */
 	__atomic_store_n(&vr->used->flags, VRING_USED_F_NO_NOTIFY, __ATOMIC_RELAXED);
+	__atomic_store_n(&vr->kick_watch, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&vr->ready, 1, __ATOMIC_RELEASE);
 }
 

@@ -19,6 +19,8 @@ settings=${HV_RXMOD_SETTINGS:-0 50 100 200 adaptive}
 export HV_E2E_COUNT=${HV_E2E_COUNT:-2000}
 export HV_E2E_INTERVAL=${HV_E2E_INTERVAL:-0.01}
 export HV_E2E_TCP_MB=${HV_E2E_TCP_MB:-8}
+# TCG guests lose the odd ping at 100/s: 95 % replies is a pass
+export HV_E2E_MIN=${HV_E2E_MIN:-$((HV_E2E_COUNT * 95 / 100))}
 export HV_E2E_TIMEOUT=${HV_E2E_TIMEOUT:-$((HV_E2E_COUNT / 20 + 300))}
 logs=$(mktemp -d /tmp/hvswitch-rxmod-table.XXXXXX)
 rows=()
@@ -33,12 +35,14 @@ for s in $settings; do
 	[ "$rc" -eq 0 ] || { echo "rxmod $s: two_guests_ping.sh failed ($rc), see $log" >&2; failed=1; }
 	# per guest, in order: RTT line, TCP line, virtio interrupts, rx_bytes, tx_bytes
 	row=$(awk -v s="$s" '
+		/^=== guest/ { g = $3; skip = 0 }
+		/^--- last lines/ { skip = 1 }
+		skip { next }
 		/^HVTEST RTT/ { for (i = 3; i <= NF; i++) { split($i, kv, "="); r[g, kv[1]] = kv[2] } }
 		/^HVTEST TCP/ { for (i = 3; i <= NF; i++) { split($i, kv, "="); t[g, kv[1]] = kv[2] } }
 		/virtio/ && /^ *[0-9]+:/ { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) irq[g] += $i }
 		/^rx_bytes=/ { split($0, kv, "="); by[g] += kv[2] }
 		/^tx_bytes=/ { split($0, kv, "="); by[g] += kv[2] }
-		/^=== guest/ { g = $3 }
 		END {
 			p50 = (r[1, "p50"] + r[2, "p50"]) / 2
 			p99 = r[1, "p99"] > r[2, "p99"] ? r[1, "p99"] : r[2, "p99"]
