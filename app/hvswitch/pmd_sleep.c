@@ -177,6 +177,7 @@ sw_pmd_sleep(struct sw_pmd *pmd, const struct sw_rxq_list *l)
 	n = epoll_wait(s->ep, evs, RTE_DIM(evs), SLEEP_MAX_MS);
 	t1 = rte_rdtsc();
 	rte_rcu_qsbr_thread_online(sw.rcu, pmd->id);
+	__atomic_store_n(&pmd->last_wake_tsc, t1, __ATOMIC_RELAXED);
 	for (int i = 0; i < n; i++) {
 		if (evs[i].data.u64 == UINT64_MAX) {
 			if (read(pmd->wake_fd, &v, sizeof(v)) < 0)

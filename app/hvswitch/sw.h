@@ -142,6 +142,7 @@ struct sw_pmd {
 	uint64_t wakeups_timeout;
 	uint64_t sleep_aborts;   /* idle, but could not sleep (work found, ethdev queue) */
 	uint64_t slept_cycles;
+	uint64_t last_wake_tsc;  /* TSC when the last sleep ended (wake-up latency tests) */
 } __rte_cache_aligned;
 
 struct sw_settings {

@@ -8,9 +8,14 @@
 #
 #   rxmod_table.sh [two_guests_ping.sh options]
 #
-# Environment: HV_RXMOD_SETTINGS (default "0 50 100 200 adaptive"),
+# Environment: HV_RXMOD_SETTINGS (default "0 50 100 200 adaptive"; a setting
+# may repeat, e.g. 0 first and last to see the drift of the machine),
 # HV_E2E_COUNT (default 2000), HV_E2E_INTERVAL (default 0.01),
 # HV_E2E_TCP_MB (default 8); the rest as two_guests_ping.sh.
+# HV_RXMOD_TABLE_LOGS=DIR makes the table from the logs of an earlier run.
+# "switch irqs/MB": interrupts hvswitch sent to both guests per MB it moved;
+# "guest irqs/MB": virtio interrupts in the guests' /proc/interrupts per MB
+# their eth0 moved (QEMU may merge callfd writes into one INTx interrupt).
 # Exit: 0, 1 when a run failed, 77 when two_guests_ping.sh skips.
 set -uo pipefail
 
@@ -26,16 +31,26 @@ logs=$(mktemp -d /tmp/hvswitch-rxmod-table.XXXXXX)
 rows=()
 failed=0
 
+i=0
 for s in $settings; do
-	log=$logs/rxmod-$s.log
-	echo "--- rxmod $s: $HV_E2E_COUNT pings every $HV_E2E_INTERVAL s, $HV_E2E_TCP_MB MiB TCP each way" >&2
-	HV_E2E_RXMOD=$s "$here/two_guests_ping.sh" "$@" >"$log" 2>&1
-	rc=$?
+	i=$((i + 1))
+	if [ -n "${HV_RXMOD_TABLE_LOGS:-}" ]; then
+		# tables again from the logs of an earlier run
+		log=$HV_RXMOD_TABLE_LOGS/rxmod-$i-$s.log
+		[ -f "$log" ] || log=$HV_RXMOD_TABLE_LOGS/rxmod-$s.log
+		rc=0
+	else
+		log=$logs/rxmod-$i-$s.log
+		echo "--- rxmod $s: $HV_E2E_COUNT pings every $HV_E2E_INTERVAL s, $HV_E2E_TCP_MB MiB TCP each way" >&2
+		HV_E2E_RXMOD=$s "$here/two_guests_ping.sh" "$@" >"$log" 2>&1
+		rc=$?
+	fi
 	[ "$rc" -eq 77 ] && { cat "$log"; exit 77; }
 	[ "$rc" -eq 0 ] || { echo "rxmod $s: two_guests_ping.sh failed ($rc), see $log" >&2; failed=1; }
 	# per guest, in order: RTT line, TCP line, virtio interrupts, rx_bytes, tx_bytes
 	row=$(awk -v s="$s" '
 		/^=== guest/ { g = $3; skip = 0 }
+		/^=== hvswitch/ { g = "sw"; skip = 0 }
 		/^--- last lines/ { skip = 1 }
 		skip { next }
 		/^HVTEST RTT/ { for (i = 3; i <= NF; i++) { split($i, kv, "="); r[g, kv[1]] = kv[2] } }
@@ -43,6 +58,7 @@ for s in $settings; do
 		/virtio/ && /^ *[0-9]+:/ { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) irq[g] += $i }
 		/^rx_bytes=/ { split($0, kv, "="); by[g] += kv[2] }
 		/^tx_bytes=/ { split($0, kv, "="); by[g] += kv[2] }
+		g == "sw" && $1 == "TOTAL" { sw_bytes = $3; sw_irqs = $7 }
 		END {
 			p50 = (r[1, "p50"] + r[2, "p50"]) / 2
 			p99 = r[1, "p99"] > r[2, "p99"] ? r[1, "p99"] : r[2, "p99"]
@@ -50,15 +66,17 @@ for s in $settings; do
 			tcp = t[1, "seconds"] > t[2, "seconds"] ? t[1, "seconds"] : t[2, "seconds"]
 			ipm = 0
 			for (k = 1; k <= 2; k++) if (by[k] > 0) ipm += irq[k] / (by[k] / 1e6) / 2
-			printf "%-8s  %12.0f  %12d  %8.2f  %8.2f  %8.2f  %9.2f", s, ipm, irq[1] + irq[2], p50, p99, mx, tcp
+			swpm = sw_bytes > 0 ? sw_irqs / (sw_bytes / 1e6) : 0
+			printf "%-8s  %11.0f  %11.0f  %8.2f  %8.2f  %8.2f  %8.2f", s, swpm, ipm, p50, p99, mx, tcp
 		}' "$log")
 	rows+=("$row")
 	echo "$row" >&2
 done
 
-sep="========  ============  ============  ========  ========  ========  ========="
+sep="========  ===========  ===========  ========  ========  ========  ========"
 echo "$sep"
-echo "rxmod     irqs per MB   irqs (both)   p50 ms    p99 ms    max ms    TCP s"
+echo "rxmod     switch       guest        RTT p50   RTT p99   RTT max   TCP"
+echo "          irqs/MB      irqs/MB      ms        ms        ms        s"
 echo "$sep"
 for r in "${rows[@]}"; do echo "$r"; done
 echo "$sep"

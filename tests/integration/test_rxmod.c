@@ -180,17 +180,32 @@ b_stop_thread(void)
 }
 
 static void
-b_close(void)
+b_close_at(bool at_once)
 {
 	b_stop_thread();
 	if (B.open) {
+		/*
+		 * virtio-user in rx-interrupt mode also has DPDK's interrupt thread
+		 * run its link-state handler on the vhost-user socket: let it go
+		 * quiet between the steps of the close (seen crashing in DPDK
+		 * 22.11's virtio PMD, in that thread, when closed at once).
+		 */
+		if (!at_once)
+			usleep(20000);
 		rte_eth_dev_stop(B.eth);
 		rte_eth_dev_close(B.eth);
+		usleep(20000);
 		rte_vdev_uninit(B.vdev);
 		B.open = false;
 	}
 	rte_mempool_free(B.mp);
 	B.mp = NULL;
+}
+
+static void
+b_close(void)
+{
+	b_close_at(false);
 }
 
 static void
@@ -487,31 +502,38 @@ START_TEST(owed_dropped_on_reset)
 	sock_of("b", sb, sizeof(sb));
 	for (int attempt = 0; attempt < 4 && !checked; attempt++) {
 		double irqs0 = b_ring("irqs"), drop0 = b_ring("irqs_dropped");
-		double held0 = b_ring("irqs_held"), pk0 = b_ring("packets"), irqs, dropped;
+		double held0 = b_ring("irqs_held"), pk0 = b_ring("packets"), irqs, dropped, supp;
+		double supp0 = b_ring("irqs_suppressed");
 		uint64_t end, f0 = ld(&B.frames);
 		bool in_ring;
 
 		usleep(20000); /* no window open */
 		guest_send(&A, &swh_bcast, NULL, 0);
 		ck_assert(wait_frames(f0 + 1, T));
+		/* B stops taking frames but stays armed: the owed interrupt is wanted */
+		b_stop_thread();
+		rte_eth_dev_rx_intr_enable(B.eth, 0);
 		guest_send(&A, &swh_bcast, NULL, 0);
 		end = swh_now_ms() + T;
 		while (!(in_ring = b_ring("packets") == pk0 + 2) && swh_now_ms() < end)
 			usleep(200);
-		b_close(); /* the frontend goes away: its rings are reset */
+		b_close_at(true); /* the frontend goes away: its rings are reset */
 		/* the owed interrupt is settled when its window closes: sent or dropped */
 		end = swh_now_ms() + T;
-		while (in_ring && b_ring("irqs") + b_ring("irqs_dropped") < irqs0 + drop0 + 2 &&
+		while (in_ring && b_ring("irqs") + b_ring("irqs_dropped") + b_ring("irqs_suppressed") <
+					  irqs0 + drop0 + supp0 + 2 &&
 		       swh_now_ms() < end)
 			usleep(1000);
 		irqs = b_ring("irqs") - irqs0;
 		dropped = b_ring("irqs_dropped") - drop0;
-		printf("attempt %d: in ring %d, held +%.0f, irqs +%.0f, dropped +%.0f\n", attempt,
-		       in_ring, b_ring("irqs_held") - held0, irqs, dropped);
+		supp = b_ring("irqs_suppressed") - supp0;
+		printf("attempt %d: in ring %d, held +%.0f, irqs +%.0f, suppressed +%.0f, "
+		       "dropped +%.0f\n", attempt, in_ring, b_ring("irqs_held") - held0, irqs, supp,
+		       dropped);
 		if (in_ring && b_ring("irqs_held") == held0 + 1) {
-			/* either the window closed before the reset (sent) or it is dropped */
-			ck_assert(irqs + dropped == 2);
-			if (irqs == 1) {
+			/* the window closed before the reset (sent or declined), or it is dropped */
+			ck_assert(irqs + dropped + supp == 2);
+			if (irqs == 1 && supp == 0) {
 				usleep(20000);
 				ck_assert(b_ring("irqs") == irqs0 + 1); /* and nothing later */
 				checked = true;
@@ -577,6 +599,33 @@ START_TEST(idle_pmd_sleeps_and_wakes)
 	after_idle(n, "PMD sleeping after 500 us idle");
 	fd = swh_tel_open(D.prefix, D.pid);
 	ck_assert_int_ge(fd, 0);
+	/*
+	 * The wake-up alone: from the send (the guest's kick follows at once)
+	 * to the PMD's return from epoll, both on this host's TSC.
+	 */
+	{
+		uint64_t wake[20];
+		unsigned int k = 0;
+
+		for (unsigned int i = 0; i < RTE_DIM(wake); i++) {
+			uint64_t f = ld(&B.frames), t;
+			double w;
+
+			usleep(5000);
+			t = rte_rdtsc();
+			guest_send(&A, &swh_bcast, NULL, 0);
+			ck_assert(wait_frames(f + 1, T));
+			v = swh_tel(fd, "/hvswitch/pmd");
+			w = swh_tel_num(v, "0", "last_wake_tsc");
+			cJSON_Delete(v);
+			if (w > (double)t)
+				wake[k++] = (uint64_t)w - t;
+		}
+		ck_assert_uint_gt(k, RTE_DIM(wake) / 2);
+		qsort(wake, k, sizeof(wake[0]), cmp_u64);
+		printf("send to PMD awake: p50 %.1f us, min %.1f us, max %.1f us (%u wake-ups)\n",
+		       us_of(wake[k / 2]), us_of(wake[0]), us_of(wake[k - 1]), k);
+	}
 	v = swh_tel(fd, "/hvswitch/pmd");
 	sleeps = swh_tel_num(v, "0", "sleeps");
 	kicks = swh_tel_num(v, "0", "wakeups_kick");
