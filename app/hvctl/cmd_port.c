@@ -12,6 +12,7 @@ static const char port_usage[] =
 	"usage: hvctl port add NAME --type vhost-user [--socket PATH] [--mode server|client]\n"
 	"                          [--queues N] [--vlan ID | --trunk] [--pmd N]\n"
 	"                          [--features mrg_rxbuf,indirect_desc,event_idx,mq,...]\n"
+	"                          [--rxmod US|adaptive[,Q:US|adaptive]...]\n"
 	"       hvctl port add NAME --type ethdev --devargs DEVARGS [--queues N]\n"
 	"                          [--vlan ID | --trunk] [--pmd N]\n"
 	"       hvctl port del NAME\n"
@@ -25,13 +26,16 @@ static const char port_usage[] =
 	"  list  one line per port\n"
 	"  show  a port's settings, counters and queues\n"
 	"  set   change settings: vlan=ID|none trunk=true|false pmd=N|auto\n"
+	"        rxmod=US|adaptive[,Q:US|adaptive]... (live)\n"
 	"        (integers are sent as numbers, true/false as booleans)\n"
 	"\n"
 	"  --vlan ID   access VLAN (1..4094): the guest's frames belong to it, untagged\n"
 	"  --trunk     the port carries every VLAN tagged (uplinks)\n"
 	"  --pmd N     poll the port's queues on PMD N instead of round-robin\n"
 	"  --features  virtio features offered on a vhost-user port (default:\n"
-	"              mrg_rxbuf,indirect_desc,event_idx,mq)\n";
+	"              mrg_rxbuf,indirect_desc,event_idx,mq)\n"
+	"  --rxmod     guest interrupt moderation window in microseconds (default 100,\n"
+	"              0 = off) or 'adaptive'; Q:VALUE overrides it for queue Q\n";
 
 /* Parse "--help" only; returns -1 to go on, else the exit code. */
 static int
@@ -140,23 +144,28 @@ port_add(struct hvctl *h, int argc, char **argv)
 		{"trunk", no_argument, NULL, 'T'},
 		{"pmd", required_argument, NULL, 'p'},
 		{"features", required_argument, NULL, 'f'},
+		{"rxmod", required_argument, NULL, 'r'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *type = NULL, *sock = NULL, *mode = NULL, *devargs = NULL, *features = NULL;
+	const char *rxmod = NULL;
 	unsigned long long queues = 0, vlan = 0, pmd = 0;
 	bool has_queues = false, has_vlan = false, trunk = false, has_pmd = false;
 	cJSON *args, *res;
 	int c;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":t:s:m:q:v:d:Tp:f:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:s:m:q:v:d:Tp:f:r:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'T':
 			trunk = true;
 			break;
 		case 'f':
 			features = optarg;
+			break;
+		case 'r':
+			rxmod = optarg;
 			break;
 		case 'p':
 			if (hvctl_parse_uint(optarg, 0, 65535, &pmd) < 0)
@@ -222,6 +231,8 @@ port_add(struct hvctl *h, int argc, char **argv)
 		cJSON_AddNumberToObject(args, "pmd", (double)pmd);
 	if (features != NULL)
 		cJSON_AddStringToObject(args, "features", features);
+	if (rxmod != NULL)
+		cJSON_AddStringToObject(args, "rxmod", rxmod);
 	if (hvctl_call(h, "port.add", args, &res) < 0)
 		return 1;
 	if (h->json)

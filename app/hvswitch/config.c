@@ -21,7 +21,7 @@
 #define CONFIG_MAX (1 << 20)
 
 static const char *const port_keys[] = {"name", "type", "socket", "mode", "queues", "vlan",
-					"trunk", "devargs", "pmd", "features", NULL};
+					"trunk", "devargs", "pmd", "features", "rxmod", NULL};
 
 /* Feature names an operator may offer on a vhost-user port (VERSION_1 always is). */
 static const struct {
@@ -141,7 +141,39 @@ sw_port_conf_from_json(const cJSON *j, const char *cmd, struct sw_port_conf *c, 
 	c->vlan = (uint16_t)vlan;
 	c->trunk = trunk;
 	c->pmd = has_pmd == 1 ? (int)pmd : -1;
+	if (cJSON_GetObjectItemCaseSensitive(j, "rxmod") != NULL && c->type != SW_PORT_VHOST) {
+		snprintf(err, errlen, "%s: 'rxmod' is for vhost-user ports", cmd);
+		return -1;
+	}
+	if (sw_rxmod_arg(j, cmd, c->queues, c->rxmod, err, errlen) < 0)
+		return -1;
 	return 0;
+}
+
+int
+sw_rxmod_arg(const cJSON *j, const char *cmd, uint16_t queues, char *spec, char *err,
+	     size_t errlen)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "rxmod");
+	uint32_t win[SW_MAX_QUEUES];
+	char buf[SW_RXMOD_SPEC_MAX];
+
+	if (v == NULL)
+		return 0;
+	if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= HV_RXMOD_MAX_US &&
+	    v->valuedouble == (double)(uint32_t)v->valuedouble) {
+		snprintf(buf, sizeof(buf), "%u", (uint32_t)v->valuedouble);
+	} else if (cJSON_IsString(v) && strlen(v->valuestring) < sizeof(buf)) {
+		snprintf(buf, sizeof(buf), "%s", v->valuestring);
+	} else {
+		snprintf(err, errlen, "%s: 'rxmod' must be microseconds 0..%d, 'adaptive', or such "
+			 "a list with per-queue Q:VALUE", cmd, HV_RXMOD_MAX_US);
+		return -1;
+	}
+	if (sw_rxmod_spec_parse(buf, queues, win, err, errlen) != 0)
+		return -1;
+	memcpy(spec, buf, sizeof(buf));
+	return 1;
 }
 
 cJSON *
@@ -160,6 +192,8 @@ sw_port_conf_to_json(const struct sw_port_conf *c)
 			features_format(c->features, f, sizeof(f));
 			cJSON_AddStringToObject(o, "features", f);
 		}
+		if (c->rxmod[0] != '\0')
+			cJSON_AddStringToObject(o, "rxmod", c->rxmod);
 	} else {
 		cJSON_AddStringToObject(o, "type", "ethdev");
 		cJSON_AddStringToObject(o, "devargs", c->devargs);

@@ -134,11 +134,12 @@ cmd_port_set(void *ctx, const cJSON *args, cJSON **result, char *err, size_t err
 	struct sw_port *p;
 	uint64_t vlan, pmd;
 	bool trunk;
-	int has_vlan, has_trunk, has_pmd;
+	int has_vlan, has_trunk, has_pmd, has_rxmod;
+	char rxmod[SW_RXMOD_SPEC_MAX];
 	struct sw_port_conf before;
 
 	RTE_SET_USED(ctx);
-	if (hv_ctl_args_check(args, "port.set", ARGS("name", "vlan", "trunk", "pmd"), err,
+	if (hv_ctl_args_check(args, "port.set", ARGS("name", "vlan", "trunk", "pmd", "rxmod"), err,
 			      errlen) != 0)
 		return -1;
 	p = port_arg(args, "port.set", true, err, errlen);
@@ -173,7 +174,19 @@ cmd_port_set(void *ctx, const cJSON *args, cJSON **result, char *err, size_t err
 		snprintf(err, errlen, "port.set: 'pmd' must be 0..%u", sw.n_pmds - 1);
 		return -1;
 	}
+	if (cJSON_GetObjectItemCaseSensitive(args, "rxmod") != NULL &&
+	    p->conf.type != SW_PORT_VHOST) {
+		snprintf(err, errlen, "port.set: 'rxmod' is for vhost-user ports");
+		return -1;
+	}
+	has_rxmod = sw_rxmod_arg(args, "port.set", p->conf.queues, rxmod, err, errlen);
+	if (has_rxmod < 0)
+		return -1;
 	before = p->conf;
+	if (has_rxmod == 1) {
+		memcpy(p->conf.rxmod, rxmod, sizeof(rxmod));
+		sw_rxmod_apply(p);
+	}
 	if ((has_vlan == 1 || has_trunk == 1) &&
 	    sw_port_set_vlan(p, (uint16_t)vlan, trunk, err, errlen) != 0)
 		return -1;
@@ -184,6 +197,8 @@ cmd_port_set(void *ctx, const cJSON *args, cJSON **result, char *err, size_t err
 
 		sw_port_set_vlan(p, before.vlan, before.trunk, uerr, sizeof(uerr));
 		sw_port_set_pmd(p, before.pmd, uerr, sizeof(uerr));
+		memcpy(p->conf.rxmod, before.rxmod, sizeof(before.rxmod));
+		sw_rxmod_apply(p);
 		return -1;
 	}
 	*result = sw_port_json(p, false);
@@ -372,7 +387,7 @@ static const struct hv_ctl_cmd commands[] = {
 	{"port.del", cmd_port_del_locked, "remove a port: name"},
 	{"port.list", cmd_port_list_locked, "every port"},
 	{"port.show", cmd_port_show_locked, "one port with its counters: name"},
-	{"port.set", cmd_port_set_locked, "change a port: name, vlan, trunk, pmd"},
+	{"port.set", cmd_port_set_locked, "change a port: name, vlan, trunk, pmd, rxmod"},
 	{"fdb.show", cmd_fdb_show_locked, "learned MAC addresses: [port]"},
 	{"fdb.flush", cmd_fdb_flush_locked, "forget learned MAC addresses: [port]"},
 	{"stats", cmd_stats_locked, "counters of ports, PMDs and the FDB: [port]"},

@@ -66,6 +66,9 @@ usage(FILE *out)
 		"  --port SOCKET[,client][,queues=N]\n"
 		"                     a vhost-user port for this run only (not saved)\n"
 		"  --check-config     parse the config file and exit\n"
+		"  --pmd-sleep US|N:US[,N:US]...\n"
+		"                     a PMD idle that long sleeps on its guests' kicks\n"
+		"                     (all PMDs, or PMD N); default: never (dedicated cores)\n"
 		"EAL: give at least two lcores (-l 0,1): the main lcore is the control\n"
 		"plane, every other lcore is a PMD. Pass --no-pci unless NICs are wanted.\n");
 }
@@ -125,6 +128,33 @@ parse_cli_port(struct options *o, char *arg)
 	return 0;
 }
 
+/* --pmd-sleep US (every PMD) or N:US[,N:US]... */
+static int
+parse_pmd_sleep(const char *arg)
+{
+	char buf[256], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':');
+		uint64_t pmd, us;
+
+		if (colon == NULL) {
+			if (parse_uint("--pmd-sleep", tok, 0, 10000000, &us) != 0)
+				return -1;
+			for (unsigned int i = 0; i < SW_MAX_PMDS; i++)
+				sw.pmd_sleep_us[i] = (uint32_t)us;
+			continue;
+		}
+		*colon = '\0';
+		if (parse_uint("--pmd-sleep PMD", tok, 0, SW_MAX_PMDS - 1, &pmd) != 0 ||
+		    parse_uint("--pmd-sleep US", colon + 1, 0, 10000000, &us) != 0)
+			return -1;
+		sw.pmd_sleep_us[pmd] = (uint32_t)us;
+	}
+	return 0;
+}
+
 static int
 parse_args(struct options *o, int argc, char **argv)
 {
@@ -138,6 +168,7 @@ parse_args(struct options *o, int argc, char **argv)
 		{"mbufs", required_argument, NULL, 'm'},
 		{"port", required_argument, NULL, 'p'},
 		{"check-config", no_argument, NULL, 'k'},
+		{"pmd-sleep", required_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -194,6 +225,10 @@ parse_args(struct options *o, int argc, char **argv)
 			break;
 		case 'k':
 			o->check_config = true;
+			break;
+		case 's':
+			if (parse_pmd_sleep(optarg) != 0)
+				return -1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -313,6 +348,7 @@ static void
 control_loop(struct hv_ctl_server *ctl)
 {
 	uint64_t next_age = sw_now_ms() + 1000;
+	uint64_t next_rate = sw_now_ms() + 1000;
 
 	while (!sw.stop) {
 		uint64_t now;
@@ -325,6 +361,10 @@ control_loop(struct hv_ctl_server *ctl)
 			hv_fdb_age(sw.fdb, now);
 			/* check ten times per age, at least once a second */
 			next_age = now + RTE_MIN(1000u, sw.settings.fdb_age_s * 100u);
+		}
+		if (now >= next_rate) {
+			sw_rxmod_rates(now);
+			next_rate = now + 1000;
 		}
 		pthread_mutex_unlock(&sw.lock);
 	}

@@ -125,6 +125,9 @@ sw_pmd_reassign(void)
 	}
 	publish_lists(keep);
 	publish_lists(want);
+	/* a sleeping PMD watches the kicks of its old queues only */
+	for (unsigned int i = 0; i < sw.n_pmds; i++)
+		sw_pmd_wake(&sw.pmds[i]);
 	return;
 nomem:
 	HV_LOG(ERR, "no memory to reassign queues");
@@ -139,10 +142,13 @@ pmd_main(void *arg)
 {
 	struct sw_pmd *pmd = arg;
 	struct rte_mbuf *pkts[SW_BURST];
-	uint64_t prev = rte_get_tsc_cycles();
+	uint64_t prev = rte_get_tsc_cycles(), idle_since = prev;
+	const struct sw_rxq_list *adopted = NULL;
+	uint64_t sleep_after = (uint64_t)sw.pmd_sleep_us[pmd->id] * (sw.tsc_per_ms / 1000);
 
 	rte_rcu_qsbr_thread_register(sw.rcu, pmd->id);
 	rte_rcu_qsbr_thread_online(sw.rcu, pmd->id);
+	sw_rxmod_pmd_enter(pmd);
 	HV_LOG(INFO, "PMD %u on lcore %u", pmd->id, pmd->lcore);
 	while (!sw.stop) {
 		const struct sw_rxq_list *l = __atomic_load_n(&pmd->rxqs, __ATOMIC_ACQUIRE);
@@ -150,15 +156,29 @@ pmd_main(void *arg)
 		uint64_t now = rte_get_tsc_cycles(), got = 0;
 		uint64_t now_ms = now / sw.tsc_per_ms;
 
+		if (unlikely(l != adopted)) {
+			sw_pmd_sleep_adopt(l);
+			adopted = l;
+		}
+
 		for (uint16_t i = 0; l != NULL && view != NULL && i < l->n; i++) {
 			struct sw_port *p = l->q[i].port;
 			uint16_t n = p->ops->rx(p, l->q[i].q, pkts, SW_BURST);
 
+			if (p->rxmod != NULL)
+				sw_rxmod_poll_queue(p, l->q[i].q);
 			if (n == 0)
 				continue;
 			got += n;
 			pmd->batches++;
 			sw_l2_input(pmd, view, p, pkts, n, now_ms);
+		}
+		/* owed guest interrupts whose window closed (checked every iteration) */
+		if (sw_rxmod_pmd_poll(pmd, view) || got > 0)
+			idle_since = now;
+		if (sleep_after != 0 && now - idle_since >= sleep_after) {
+			sw_pmd_sleep(pmd, l);
+			idle_since = rte_get_tsc_cycles();
 		}
 		pmd->packets += got;
 		pmd->total_cycles += now - prev;
@@ -182,7 +202,9 @@ sw_pmd_init(void)
 	RTE_LCORE_FOREACH_WORKER(lcore) {
 		if (sw.n_pmds == SW_MAX_PMDS)
 			break;
-		sw.pmds[sw.n_pmds] = (struct sw_pmd){.lcore = lcore, .id = sw.n_pmds};
+		sw.pmds[sw.n_pmds] = (struct sw_pmd){.lcore = lcore, .id = sw.n_pmds, .wake_fd = -1};
+		if (sw.pmd_sleep_us[sw.n_pmds] != 0 && sw_pmd_sleep_init(&sw.pmds[sw.n_pmds]) != 0)
+			return -1;
 		sw.n_pmds++;
 	}
 	if (sw.n_pmds == 0)
@@ -207,6 +229,7 @@ sw_pmd_stop(void)
 	sw.stop = true;
 	rte_eal_mp_wait_lcore();
 	for (unsigned int i = 0; i < sw.n_pmds; i++) {
+		sw_pmd_sleep_fini(&sw.pmds[i]);
 		rte_free(sw.pmds[i].rxqs);
 		sw.pmds[i].rxqs = NULL;
 	}

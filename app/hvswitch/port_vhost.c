@@ -26,12 +26,19 @@ vhost_open(struct sw_port *p, char *err, size_t errlen)
 						   strerror(rte_errno));
 		return -1;
 	}
+	if (sw_rxmod_open(p) != 0) {
+		snprintf(err, errlen, "port %s: out of memory", p->conf.name);
+		hv_vhost_port_destroy(p->vhost);
+		p->vhost = NULL;
+		return -1;
+	}
 	return 0;
 }
 
 static void
 vhost_close(struct sw_port *p)
 {
+	sw_rxmod_close(p);
 	hv_vhost_port_destroy(p->vhost);
 	p->vhost = NULL;
 }
@@ -73,6 +80,7 @@ vring_json(const struct sw_port *p, uint16_t v)
 	cJSON_AddNumberToObject(o, "stops", (double)s.stops);
 	for (int d = HV_VHOST_DROP__FIRST; d < HV_VHOST_DROP__MAX; d++)
 		cJSON_AddNumberToObject(o, hv_vhost_drop_name(d), (double)s.drops[d]);
+	sw_rxmod_json(p, v, o);
 	return o;
 }
 
@@ -88,6 +96,7 @@ vhost_describe(const struct sw_port *p, cJSON *obj)
 				(double)hv_vhost_port_connections(p->vhost));
 	cJSON_AddNumberToObject(obj, "negotiated_features",
 				(double)hv_vhost_port_features(p->vhost));
+	sw_rxmod_port_json(p, obj);
 	/* per queue pair: rx = what the guest sent, tx = what it was given */
 	for (uint16_t q = 0; q < p->conf.queues; q++) {
 		cJSON *qp = cJSON_GetArrayItem(qps, q);

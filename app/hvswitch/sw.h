@@ -22,6 +22,7 @@
 
 #include "hv_fdb.h"
 #include "hv_offload.h"
+#include "hv_rxmod.h"
 #include "hv_vhost.h"
 
 #define SW_MAX_PORTS 256
@@ -30,6 +31,7 @@
 #define SW_BURST 32
 #define SW_NAME_MAX 32
 #define SW_VLAN_MAX 4094
+#define SW_RXMOD_SPEC_MAX 64
 
 /* Why the switch dropped a frame (beyond what a port driver counts). */
 #define SW_DROP_REASONS(X)                                                    \
@@ -75,6 +77,7 @@ struct sw_port_conf {
 	uint16_t vlan;      /* access VLAN, 0 = the untagged domain */
 	bool trunk;         /* carries every VLAN tagged (uplinks) */
 	int pmd;            /* pinned PMD index, -1 = round-robin */
+	char rxmod[SW_RXMOD_SPEC_MAX]; /* vhost-user: interrupt moderation, "" = default */
 };
 
 struct sw_port;
@@ -109,6 +112,7 @@ struct sw_port {
 	bool txq_shared; /* fewer TX queues than PMDs: TX takes txq_lock */
 	rte_spinlock_t txq_lock[SW_MAX_QUEUES];
 	struct sw_counters cnt[SW_MAX_PMDS];
+	struct sw_rxmod *rxmod; /* vhost-user: interrupt moderation state (rxmod.c) */
 };
 
 /* The switch as the PMDs see it; replaced whole, freed after a grace period. */
@@ -138,6 +142,14 @@ struct sw_pmd {
 	uint64_t busy_cycles;
 	uint64_t packets;
 	uint64_t batches;
+	/* idle sleep (pmd_sleep.c) */
+	int wake_fd;             /* written when its queue list changes */
+	uint64_t sleeps;
+	uint64_t wakeups_kick;   /* woken by a guest's kick */
+	uint64_t wakeups_timeout;
+	uint64_t sleep_aborts;   /* idle, but could not sleep (work found, ethdev queue) */
+	uint64_t slept_cycles;
+	uint64_t last_wake_tsc;  /* TSC when the last sleep ended (wake-up latency tests) */
 } __rte_cache_aligned;
 
 struct sw_settings {
@@ -159,6 +171,7 @@ struct sw {
 	struct sw_view *view; /* published (atomic pointer) */
 	struct sw_pmd pmds[SW_MAX_PMDS];
 	unsigned int n_pmds;
+	uint32_t pmd_sleep_us[SW_MAX_PMDS]; /* idle time before a PMD sleeps; 0 = never */
 	volatile bool stop;
 	uint64_t tsc_per_ms;
 };
@@ -189,6 +202,35 @@ void sw_pmd_reassign(void);
 void sw_view_publish(void);
 uint64_t sw_now_ms(void);
 
+/* ---- interrupt moderation (rxmod.c) ---- */
+/* Windows per queue (µs or HV_RXMOD_ADAPTIVE) from "US|adaptive[,Q:US|adaptive]...". */
+int sw_rxmod_spec_parse(const char *spec, uint16_t queues, uint32_t *win, char *err,
+			size_t errlen);
+int sw_rxmod_open(struct sw_port *p);
+void sw_rxmod_close(struct sw_port *p);
+/* Apply p->conf.rxmod to the running port (live). */
+void sw_rxmod_apply(struct sw_port *p);
+void sw_rxmod_json(const struct sw_port *p, uint16_t vring, cJSON *o);
+/* Control thread, about once a second: interrupt rates (irqs_ps in port.show). */
+void sw_rxmod_rates(uint64_t now_ms);
+void sw_rxmod_port_json(const struct sw_port *p, cJSON *o);
+/* PMD loop: once at start; after each rx burst of a queue; once per iteration. */
+void sw_rxmod_pmd_enter(struct sw_pmd *pmd);
+void sw_rxmod_poll_queue(struct sw_port *p, uint16_t qp);
+/* Deliver what is due on this PMD's list; true while something stays owed. */
+bool sw_rxmod_pmd_poll(struct sw_pmd *pmd, const struct sw_view *view);
+/* Whether queue @qp's guest TX ring owes an interrupt (its polling PMD). */
+bool sw_rxmod_queue_owed(const struct sw_port *p, uint16_t qp);
+
+/* ---- idle PMD sleep (pmd_sleep.c) ---- */
+int sw_pmd_sleep_init(struct sw_pmd *pmd);
+void sw_pmd_sleep_fini(struct sw_pmd *pmd);
+/* Sleep on the kicks of @l's rings; false if it could not (go on spinning). */
+bool sw_pmd_sleep(struct sw_pmd *pmd, const struct sw_rxq_list *l);
+void sw_pmd_wake(struct sw_pmd *pmd);
+/* A PMD got a new queue list: kicks off on its rings (a former owner may have left them on). */
+void sw_pmd_sleep_adopt(const struct sw_rxq_list *l);
+
 /* ---- switching (l2.c) ---- */
 void sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 		 struct rte_mbuf **pkts, uint16_t n, uint64_t now_ms);
@@ -202,6 +244,9 @@ int sw_config_save(char *err, size_t errlen);
 int sw_port_conf_from_json(const cJSON *j, const char *cmd, struct sw_port_conf *conf,
 			   char *err, size_t errlen);
 cJSON *sw_port_conf_to_json(const struct sw_port_conf *conf);
+/* The "rxmod" argument (number or string), checked, into @spec: 1 if given, 0 if not, -1. */
+int sw_rxmod_arg(const cJSON *j, const char *cmd, uint16_t queues, char *spec, char *err,
+		 size_t errlen);
 
 /* ---- control socket (ctl.c) and telemetry (telemetry.c) ---- */
 struct hv_ctl_server *sw_ctl_start(char *err, size_t errlen);

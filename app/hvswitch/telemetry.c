@@ -93,6 +93,13 @@ pmd_detail(cJSON **out, const char *param)
 		cJSON_AddNumberToObject(o, "total_cycles", (double)d->total_cycles);
 		cJSON_AddNumberToObject(o, "packets", (double)d->packets);
 		cJSON_AddNumberToObject(o, "batches", (double)d->batches);
+		cJSON_AddNumberToObject(o, "sleep_us", sw.pmd_sleep_us[i]);
+		cJSON_AddNumberToObject(o, "sleeps", (double)d->sleeps);
+		cJSON_AddNumberToObject(o, "wakeups_kick", (double)d->wakeups_kick);
+		cJSON_AddNumberToObject(o, "wakeups_timeout", (double)d->wakeups_timeout);
+		cJSON_AddNumberToObject(o, "slept_us", (double)d->slept_cycles * 1000.0 / sw.tsc_per_ms);
+		cJSON_AddNumberToObject(o, "last_wake_tsc",
+					(double)__atomic_load_n(&d->last_wake_tsc, __ATOMIC_RELAXED));
 	}
 	return 0;
 }

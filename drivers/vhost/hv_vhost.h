@@ -161,24 +161,74 @@ uint16_t hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp,
 uint16_t hv_vhost_tx_burst(struct hv_vhost_port *port, uint16_t qp,
 			   struct rte_mbuf **pkts, uint16_t n);
 
+/** What a burst did to a vring, told to the interrupt hook. */
+struct hv_vhost_irq_event {
+	uint16_t entries;    /**< used entries this burst published */
+	uint16_t ring_size;  /**< entries of the ring */
+	/**
+	 * The ring's generation: it changes whenever the ring is stopped,
+	 * reset or gets another callfd, so an interrupt owed under one
+	 * generation is not delivered under the next (hv_vhost_irq_signal()).
+	 */
+	uint32_t generation;
+};
+
 /**
  * Interrupt hook: called by a burst after it returned buffers to vring
  * @p vring, instead of signalling at once. The hook decides when to call
- * hv_vhost_irq_signal() (interrupt moderation builds on this).
+ * hv_vhost_irq_signal() (interrupt moderation builds on this). It runs inside
+ * the burst: it must not call back into the port.
  */
-typedef void hv_vhost_irq_hook_t(void *ctx, struct hv_vhost_port *port,
-				 uint16_t vring);
+typedef void hv_vhost_irq_hook_t(void *ctx, struct hv_vhost_port *port, uint16_t vring,
+				 const struct hv_vhost_irq_event *ev);
 
 /** Install (or with NULL remove) the interrupt hook of a port. */
 void hv_vhost_set_irq_hook(struct hv_vhost_port *port, hv_vhost_irq_hook_t *hook,
 			   void *ctx);
 
+/** Outcome of hv_vhost_irq_signal(). */
+enum hv_vhost_irq_result {
+	HV_VHOST_IRQ_SENT,       /**< the callfd was written */
+	HV_VHOST_IRQ_SUPPRESSED, /**< the guest asked for none (counted) */
+	HV_VHOST_IRQ_GONE,       /**< ring stopped, reset, of another generation, or no callfd */
+};
+
 /**
  * Interrupt the guest for @p vring if it wants one (EVENT_IDX used_event, or
- * NO_INTERRUPT, read after a full fence). Call from the thread polling it.
- * @return true if the callfd was written.
+ * NO_INTERRUPT, read after a full fence) and the ring is still of
+ * @p generation (from struct hv_vhost_irq_event). Call from a thread that
+ * may burst on the ring (not concurrently with a burst on it).
  */
-bool hv_vhost_irq_signal(struct hv_vhost_port *port, uint16_t vring);
+enum hv_vhost_irq_result hv_vhost_irq_signal(struct hv_vhost_port *port, uint16_t vring,
+					     uint32_t generation);
+
+/* ---- idle polling threads: sleeping on the guest's kicks ---- */
+
+/**
+ * Ask the guest to kick when it makes buffers available on @p vring (@p on:
+ * clear VRING_USED_F_NO_NOTIFY, or with EVENT_IDX set avail_event to the
+ * next index), or to stop kicking. While on, the control thread leaves the
+ * kick eventfd's count to the caller (read it from hv_vhost_kick_fd(), add it
+ * with hv_vhost_vring_count_kicks()). From the polling thread, outside bursts.
+ * @return 0, or -EAGAIN when the ring is not running.
+ */
+int hv_vhost_vring_notify(struct hv_vhost_port *port, uint16_t vring, bool on);
+
+/**
+ * Whether the guest made buffers available on @p vring that no burst took
+ * yet, read after a full fence: after hv_vhost_vring_notify(on) this closes
+ * the race with a guest that looked at the flag before we changed it.
+ */
+bool hv_vhost_vring_has_avail(struct hv_vhost_port *port, uint16_t vring);
+
+/**
+ * A duplicate of @p vring's kick eventfd (the caller closes it; it stays
+ * valid whatever the frontend does), or -1 if the ring has none.
+ */
+int hv_vhost_kick_fd(struct hv_vhost_port *port, uint16_t vring);
+
+/** Add @p n kicks read from a hv_vhost_kick_fd() to the ring's counter. */
+void hv_vhost_vring_count_kicks(struct hv_vhost_port *port, uint16_t vring, uint64_t n);
 
 /** Whether a frontend is connected. */
 bool hv_vhost_port_connected(const struct hv_vhost_port *port);

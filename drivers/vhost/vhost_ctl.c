@@ -581,6 +581,21 @@ hv_vhost_set_irq_hook(struct hv_vhost_port *port, hv_vhost_irq_hook_t *hook, voi
 	pthread_mutex_unlock(&ctl.lock);
 }
 
+int
+hv_vhost_kick_fd(struct hv_vhost_port *port, uint16_t vring)
+{
+	int fd = -1;
+
+	if (vring >= 2u * port->queue_pairs)
+		return -1;
+	/* under the lock: the control thread replaces and closes kick fds */
+	pthread_mutex_lock(&ctl.lock);
+	if (port->vr[vring].kickfd >= 0)
+		fd = fcntl(port->vr[vring].kickfd, F_DUPFD_CLOEXEC, 0);
+	pthread_mutex_unlock(&ctl.lock);
+	return fd;
+}
+
 bool
 hv_vhost_port_connected(const struct hv_vhost_port *port)
 {

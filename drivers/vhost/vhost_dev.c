@@ -28,6 +28,8 @@ vring_pause(struct hv_vring *vr)
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
 	while (__atomic_load_n(&vr->busy, __ATOMIC_ACQUIRE))
 		rte_pause();
+	/* interrupts owed to the ring as it was are not to be delivered */
+	__atomic_fetch_add(&vr->generation, 1, __ATOMIC_RELEASE);
 }
 
 void
@@ -94,6 +96,7 @@ vring_try_start(struct hv_vhost_port *port, struct hv_vring *vr)
 	vr->signalled_used_valid = false;
 	/* We poll: the guest need not kick (EVENT_IDX drivers ignore this flag). */
 	__atomic_store_n(&vr->used->flags, VRING_USED_F_NO_NOTIFY, __ATOMIC_RELAXED);
+	__atomic_store_n(&vr->kick_watch, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&vr->ready, 1, __ATOMIC_RELEASE);
 }
 
@@ -117,6 +120,7 @@ vring_reset(struct hv_vring *vr)
 	vr->desc_ua = vr->avail_ua = vr->used_ua = 0;
 	vr->num_set = vr->addr_set = vr->started = vr->enabled = false;
 	vr->fresh = false;
+	__atomic_store_n(&vr->kick_watch, 0, __ATOMIC_RELEASE);
 }
 
 void
@@ -170,6 +174,9 @@ vhost_dev_drain_kicks(struct hv_vhost_port *port)
 		 * eventfd: a read returns the kicks counted since the last one. The
 		 * fd may be in blocking mode (its flags are the frontend's): poll first.
 		 */
+		/* a sleeping polling thread waits on it: its count is that thread's */
+		if (__atomic_load_n(&vr->kick_watch, __ATOMIC_ACQUIRE))
+			continue;
 		if (vr->kickfd < 0 || poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLIN))
 			continue;
 		if (read(vr->kickfd, &count, sizeof(count)) == sizeof(count))

@@ -24,6 +24,7 @@ struct hv_vring {
 	/* ---- data path (the polling thread) ---- */
 	uint32_t ready; /* 1: the polling thread may use the ring (atomic) */
 	uint32_t busy;  /* 1: the polling thread is inside a burst (atomic) */
+	uint32_t generation; /* bumped by every pause (atomic): see hv_vhost_irq_event */
 	struct vring_desc *desc;
 	struct vring_avail *avail;
 	struct vring_used *used;
@@ -52,6 +53,7 @@ struct hv_vring {
 	bool enabled;
 	bool fresh; /* base just set: check it against the used index at start */
 	uint64_t kicks; /* drained from kickfd by the control thread */
+	uint32_t kick_watch; /* 1: a polling thread reads kickfd (atomic) */
 } __rte_cache_aligned;
 
 /* A message being assembled from a non-blocking stream socket. */

@@ -4,6 +4,7 @@
  * RX ring. Runs on the polling thread; no locks, no allocation but mbufs, no
  * syscall but the callfd write.
  */
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -181,47 +182,114 @@ guest_wants_irq(const struct hv_vhost_port *port, struct hv_vring *vr)
 	return (uint16_t)(new - used_event - 1) < (uint16_t)(new - old);
 }
 
-static inline bool
+static inline enum hv_vhost_irq_result
 vring_signal(const struct hv_vhost_port *port, struct hv_vring *vr)
 {
 	static const uint64_t one = 1;
 
 	if (vr->callfd < 0)
-		return false;
+		return HV_VHOST_IRQ_GONE;
 	if (!guest_wants_irq(port, vr)) {
 		vr->stats.irqs_suppressed++;
-		return false;
+		return HV_VHOST_IRQ_SUPPRESSED;
 	}
 	if (write(vr->callfd, &one, sizeof(one)) != sizeof(one))
-		return false;
+		return HV_VHOST_IRQ_GONE;
 	vr->stats.irqs_sent++;
-	return true;
+	return HV_VHOST_IRQ_SENT;
 }
 
 static inline void
-vring_used_done(struct hv_vhost_port *port, struct hv_vring *vr)
+vring_used_done(struct hv_vhost_port *port, struct hv_vring *vr, uint16_t entries)
 {
 	used_publish(vr);
-	if (port->irq_hook != NULL)
-		port->irq_hook(port->irq_ctx, port, (uint16_t)(vr - port->vr));
-	else
+	if (port->irq_hook != NULL) {
+		struct hv_vhost_irq_event ev = {
+			.entries = entries,
+			.ring_size = vr->size,
+			.generation = __atomic_load_n(&vr->generation, __ATOMIC_RELAXED),
+		};
+
+		port->irq_hook(port->irq_ctx, port, (uint16_t)(vr - port->vr), &ev);
+	} else {
 		vring_signal(port, vr);
+	}
+}
+
+enum hv_vhost_irq_result
+hv_vhost_irq_signal(struct hv_vhost_port *port, uint16_t vring, uint32_t generation)
+{
+	enum hv_vhost_irq_result res = HV_VHOST_IRQ_GONE;
+	struct hv_vring *vr;
+
+	if (vring >= 2u * port->queue_pairs)
+		return HV_VHOST_IRQ_GONE;
+	vr = &port->vr[vring];
+	if (!vring_enter(vr))
+		return HV_VHOST_IRQ_GONE;
+	/* a pause in between bumped it: the ring the interrupt was owed to is gone */
+	if (__atomic_load_n(&vr->generation, __ATOMIC_ACQUIRE) == generation)
+		res = vring_signal(port, vr);
+	vring_leave(vr);
+	return res;
+}
+
+/* ---- kicks, for polling threads that sleep ---- */
+
+static inline uint16_t *
+avail_event(struct hv_vring *vr)
+{
+	/* after the used ring's entries (virtio 1.2, 2.7.10) */
+	return (uint16_t *)&vr->used->ring[vr->size];
+}
+
+int
+hv_vhost_vring_notify(struct hv_vhost_port *port, uint16_t vring, bool on)
+{
+	struct hv_vring *vr;
+
+	if (vring >= 2u * port->queue_pairs)
+		return -EINVAL;
+	vr = &port->vr[vring];
+	if (!vring_enter(vr))
+		return -EAGAIN;
+	if (on)
+		__atomic_store_n(&vr->kick_watch, 1, __ATOMIC_RELEASE);
+	if (port->event_idx)
+		/* kick on the next buffer; off: not before the index wraps around */
+		__atomic_store_n(avail_event(vr), on ? vr->last_avail_idx :
+						       (uint16_t)(vr->last_avail_idx - 1),
+				 __ATOMIC_RELAXED);
+	__atomic_store_n(&vr->used->flags, on ? 0 : VRING_USED_F_NO_NOTIFY, __ATOMIC_RELAXED);
+	if (!on)
+		__atomic_store_n(&vr->kick_watch, 0, __ATOMIC_RELEASE);
+	vring_leave(vr);
+	return 0;
 }
 
 bool
-hv_vhost_irq_signal(struct hv_vhost_port *port, uint16_t vring)
+hv_vhost_vring_has_avail(struct hv_vhost_port *port, uint16_t vring)
 {
 	struct hv_vring *vr;
-	bool sent;
+	bool has;
 
 	if (vring >= 2u * port->queue_pairs)
 		return false;
 	vr = &port->vr[vring];
 	if (!vring_enter(vr))
 		return false;
-	sent = vring_signal(port, vr);
+	/* our flag store before the guest's index load: store-load needs a full fence */
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	has = __atomic_load_n(&vr->avail->idx, __ATOMIC_ACQUIRE) != vr->last_avail_idx;
 	vring_leave(vr);
-	return sent;
+	return has;
+}
+
+void
+hv_vhost_vring_count_kicks(struct hv_vhost_port *port, uint16_t vring, uint64_t n)
+{
+	if (vring < 2u * port->queue_pairs)
+		__atomic_fetch_add(&port->vr[vring].kicks, n, __ATOMIC_RELAXED);
 }
 
 /* ---- copies between chains and mbufs ---- */
@@ -427,7 +495,7 @@ hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 		rte_pktmbuf_free_bulk(&pkts[count], n - count);
 	vr->stats.packets += count;
 	if (vr->last_used_idx != used_before)
-		vring_used_done(port, vr);
+		vring_used_done(port, vr, (uint16_t)(vr->last_used_idx - used_before));
 out:
 	vring_leave(vr);
 	return count;
@@ -695,8 +763,10 @@ hv_vhost_tx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 	vr->stats.packets += sent;
 	vr->last_avail_idx = pos.avail;
 	if (pos.used != vr->last_used_idx) {
+		uint16_t entries = (uint16_t)(pos.used - vr->last_used_idx);
+
 		vr->last_used_idx = pos.used;
-		vring_used_done(port, vr);
+		vring_used_done(port, vr, entries);
 	}
 leave:
 	vring_leave(vr);

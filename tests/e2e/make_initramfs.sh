@@ -109,6 +109,9 @@ cat >"$root/init" <<'INIT'
 #   hv.min=N          replies needed to pass (default = count)
 #   hv.wait=S         seconds to wait for the first reply (default 120)
 #   hv.linger=S       seconds to keep answering after the own test (default 30)
+#   hv.interval=S     seconds between pings (default 0.2)
+#   hv.tcp=MB         after the pings, send MB MiB over TCP to the peer (port
+#                     5001) and report the time; every guest also listens there
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
@@ -136,7 +139,7 @@ finish() {
 	echo o >/proc/sysrq-trigger
 }
 
-ip=; peer=; count=20; min=; wait=120; linger=30; tcp_kb=0; tcp_role=
+ip=; peer=; count=20; min=; wait=120; linger=30; interval=0.2; tcp=0; tcp_kb=0; tcp_role=
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	hv.ip=*) ip=${arg#hv.ip=} ;;
@@ -147,6 +150,8 @@ for arg in $(cat /proc/cmdline); do
 	hv.linger=*) linger=${arg#hv.linger=} ;;
 	hv.tcp_kb=*) tcp_kb=${arg#hv.tcp_kb=} ;;
 	hv.tcp_role=*) tcp_role=${arg#hv.tcp_role=} ;;
+	hv.interval=*) interval=${arg#hv.interval=} ;;
+	hv.tcp=*) tcp=${arg#hv.tcp=} ;;
 	esac
 done
 [ -n "$min" ] || min=$count
@@ -168,6 +173,9 @@ i=0
 while [ "$(cat /sys/class/net/eth0/operstate 2>/dev/null)" != up ] && [ $i -lt 100 ]; do
 	sleep 0.1; i=$((i + 1))
 done
+# a TCP sink for the peer's transfer (hv.tcp); its stdin must not end (a
+# background job's is /dev/null, and nc quits at EOF before anyone connects)
+sleep 100000 | nc -l -p 5001 >/dev/null 2>&1 &
 say "LINK state=$(cat /sys/class/net/eth0/operstate) carrier=$(cat /sys/class/net/eth0/carrier 2>/dev/null) uptime=$(cut -d' ' -f1 /proc/uptime)"
 
 # Wait until the peer answers once (it may still be booting).
@@ -186,9 +194,16 @@ if [ $reached -ne 1 ]; then
 fi
 say "REACHED peer=$peer waited=${waited}s"
 
-# The measured run: 0.2 s apart, each reply may take up to 2 s (TCG jitter).
-ping -c "$count" -i 0.2 -W 2 -w $((count + 30)) "$peer" >/tmp/ping.out 2>&1
-cat /tmp/ping.out
+# The measured run: $interval s apart, each reply may take up to 2 s (TCG jitter).
+ping -c "$count" -i "$interval" -W 2 -w $((count + 30)) "$peer" >/tmp/ping.out 2>&1
+if [ "$count" -le 100 ]; then cat /tmp/ping.out; else tail -n 3 /tmp/ping.out; fi
+# RTT percentiles (ms) of the replies
+sed -n 's/.* time=\([0-9.]*\) ms.*/\1/p' /tmp/ping.out | sort -n >/tmp/rtt
+n=$(wc -l </tmp/rtt)
+if [ "$n" -gt 0 ]; then
+	pick() { sed -n "$(( ($n * $1 + 99) / 100 ))p" /tmp/rtt; }
+	say "RTT n=$n p50=$(pick 50) p99=$(pick 99) max=$(tail -n 1 /tmp/rtt)"
+fi
 tx=$(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' /tmp/ping.out)
 rx=$(sed -n 's/.* \([0-9]*\) packets received.*/\1/p' /tmp/ping.out)
 rtt=$(sed -n 's/^round-trip min\/avg\/max = \(.*\) ms/\1/p' /tmp/ping.out)
@@ -204,14 +219,14 @@ fi
 if [ "$tcp_kb" -gt 0 ]; then
 	say "OFFLOADS $(cat /sys/bus/virtio/devices/*/features 2>/dev/null | head -n1)"
 	if [ "$tcp_role" = recv ]; then
-		nc -l -p 5001 >/tmp/rx
+		nc -l -p 5002 >/tmp/rx
 		say "TCP recv bytes=$(wc -c </tmp/rx) sha256=$(sha256sum /tmp/rx | cut -c1-64)"
 	else
 		dd if=/dev/urandom of=/tmp/tx bs=1024 count="$tcp_kb" 2>/dev/null
 		say "TCP send bytes=$(wc -c </tmp/tx) sha256=$(sha256sum /tmp/tx | cut -c1-64)"
 		# the receiver may not listen yet: retry the connection
 		i=0
-		until nc "$peer" 5001 </tmp/tx; do
+		until nc "$peer" 5002 </tmp/tx; do
 			i=$((i + 1)); [ $i -ge 100 ] && break; sleep 0.5
 		done
 		say "TCP sent tries=$i"
@@ -225,6 +240,12 @@ if [ "$tcp_kb" -gt 0 ]; then
 		k=$((k + 1))
 	done
 	set --
+fi
+if [ "$tcp" -gt 0 ]; then
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	dd if=/dev/zero bs=65536 count=$((tcp * 16)) 2>/dev/null | nc "$peer" 5001
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	say "TCP bytes=$((tcp * 1048576)) seconds=$(echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }')"
 fi
 finish
 INIT

@@ -29,6 +29,10 @@
 #   HV_E2E_EXPECT      "PORT:COUNTER" pairs (space separated) of port.show's
 #                      stats.offload that must be > 0 at the end, e.g.
 #                      "vm2:segments"
+#   HV_E2E_RXMOD=V     interrupt moderation of both ports (hvctl --rxmod V)
+#   HV_E2E_INTERVAL=S  seconds between pings (default 0.2)
+#   HV_E2E_TCP_MB=N    each guest sends N MiB over TCP to the other after its
+#                      pings and reports the time (default 0: none)
 #
 # Exit: 0 all checks passed, 1 a check failed, 77 skipped (QEMU, a cloud
 # kernel or busybox-static not installed).
@@ -113,7 +117,10 @@ done
 if ! [ -S "$run/hvswitch.sock" ]; then
 	echo "FAIL: hvswitch did not start"; cat "$run/switch.log"; exit 1
 fi
-hvctl port add vm1 --type vhost-user >/dev/null && hvctl port add vm2 --type vhost-user >/dev/null ||
+rxmod_opt=()
+[ -n "${HV_E2E_RXMOD:-}" ] && rxmod_opt=(--rxmod "$HV_E2E_RXMOD")
+hvctl port add vm1 --type vhost-user "${rxmod_opt[@]}" >/dev/null &&
+	hvctl port add vm2 --type vhost-user "${rxmod_opt[@]}" >/dev/null ||
 	{ echo "FAIL: hvctl port add"; cat "$run/switch.log"; exit 1; }
 
 pin=()
@@ -125,7 +132,7 @@ for n in 1 2; do
 	"${pin[@]}" "$qemu" -accel tcg -cpu max -smp 1 -m 512 -nodefaults -no-reboot \
 		-display none -monitor none -serial "file:$run/vm$n.log" \
 		-kernel "$kernel" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 hv.ip=10.0.0.$n/24 hv.peer=10.0.0.$peer hv.count=$count hv.min=$min hv.wait=$((timeout_s / 2)) hv.linger=$timeout_s hv.tcp_kb=${HV_E2E_TCP_KB:-0} hv.tcp_role=$([ "$n" = 1 ] && echo send || echo recv)" \
+		-append "console=ttyS0 panic=-1 hv.ip=10.0.0.$n/24 hv.peer=10.0.0.$peer hv.count=$count hv.min=$min hv.wait=$((timeout_s / 2)) hv.linger=$timeout_s hv.tcp_kb=${HV_E2E_TCP_KB:-0} hv.tcp_role=$([ "$n" = 1 ] && echo send || echo recv) hv.interval=${HV_E2E_INTERVAL:-0.2} hv.tcp=${HV_E2E_TCP_MB:-0}" \
 		-object memory-backend-memfd,id=mem,size=512M,share=on -numa node,memdev=mem \
 		-chardev "socket,id=c0,path=$run/vm$n.sock" -netdev vhost-user,id=n0,chardev=c0 \
 		-device "virtio-net-pci,netdev=n0,mac=52:54:00:00:00:0$n,romfile=,vectors=0$(props=HV_E2E_DEV${n}_PROPS; [ -n "${!props:-}" ] && echo ",${!props}")" \

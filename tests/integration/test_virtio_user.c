@@ -322,6 +322,101 @@ START_TEST(second_frontend_refused)
 }
 END_TEST
 
+/* ---- interrupt hook and ring generations (what interrupt moderation relies on) ---- */
+
+static struct {
+	unsigned int calls;
+	uint16_t vring;
+	struct hv_vhost_irq_event ev;
+} hooked;
+
+static void
+record_hook(void *ctx, struct hv_vhost_port *port, uint16_t vring,
+	    const struct hv_vhost_irq_event *ev)
+{
+	RTE_SET_USED(ctx);
+	RTE_SET_USED(port);
+	hooked.calls++;
+	hooked.vring = vring;
+	hooked.ev = *ev;
+}
+
+/* Put @n frames into the guest's RX ring (vring 0) and return the hook's event. */
+static struct hv_vhost_irq_event
+deliver_frames(struct peer *p, unsigned int n)
+{
+	struct rte_mbuf *tx[BURST];
+
+	for (unsigned int i = 0; i < n; i++)
+		tx[i] = peer_frame(peer_switch_pool(), 100, i, 1);
+	hooked.calls = 0;
+	ck_assert_uint_eq(hv_vhost_tx_burst(p->port, 0, tx, (uint16_t)n), n);
+	ck_assert_uint_eq(hooked.calls, 1);
+	ck_assert_uint_eq(hooked.vring, 0);
+	return hooked.ev;
+}
+
+static uint64_t
+irq_decisions(struct peer *p)
+{
+	struct hv_vhost_vring_stats st;
+
+	hv_vhost_vring_stats(p->port, 0, &st);
+	return st.irqs_sent + st.irqs_suppressed;
+}
+
+/*
+ * The hook replaces the signal: it is told how many used entries a burst
+ * published, the ring size and the ring's generation. An interrupt owed under
+ * one generation is not delivered after the ring was stopped, nor after it
+ * was started again (a new generation).
+ */
+START_TEST(irq_hook_and_generation)
+{
+	struct hv_vhost_irq_event ev, ev2;
+	struct rte_mbuf *rx[BURST];
+	struct peer p;
+	uint64_t end;
+
+	ck_assert_int_eq(peer_open(&p, "irqhook", HV_VHOST_SERVER, 0, ""), 0);
+	ck_assert(peer_wait_ready(&p, TIMEOUT_MS));
+	hv_vhost_set_irq_hook(p.port, record_hook, NULL);
+	ck_assert(peer_wait_ready(&p, TIMEOUT_MS));
+	ev = deliver_frames(&p, 3);
+	ck_assert_uint_eq(ev.entries, 3);
+	ck_assert_uint_eq(ev.ring_size, 256);
+	ck_assert_uint_eq(irq_decisions(&p), 0); /* the hook holds it */
+	/* delivered under its generation: sent, or declined by the guest's flags */
+	ck_assert_int_ne(hv_vhost_irq_signal(p.port, 0, ev.generation), HV_VHOST_IRQ_GONE);
+	ck_assert_uint_eq(irq_decisions(&p), 1);
+	/* another generation: not delivered, not counted */
+	ck_assert_int_eq(hv_vhost_irq_signal(p.port, 0, ev.generation + 1), HV_VHOST_IRQ_GONE);
+	ck_assert_uint_eq(irq_decisions(&p), 1);
+	ev2 = deliver_frames(&p, 1);
+	ck_assert_uint_eq(ev2.generation, ev.generation);
+	/* the frontend goes away: the ring is reset, the owed interrupt is gone */
+	peer_frontend_close(&p);
+	end = peer_now_ms() + TIMEOUT_MS;
+	while (hv_vhost_queue_ready(p.port, 0) && peer_now_ms() < end)
+		usleep(1000);
+	ck_assert(!hv_vhost_queue_ready(p.port, 0));
+	ck_assert_int_eq(hv_vhost_irq_signal(p.port, 0, ev2.generation), HV_VHOST_IRQ_GONE);
+	/* a frontend again: still gone (a new generation); new bursts carry the new one */
+	ck_assert_int_eq(peer_frontend_open(&p), 0);
+	ck_assert(peer_wait_ready(&p, TIMEOUT_MS));
+	ck_assert_int_eq(hv_vhost_irq_signal(p.port, 0, ev2.generation), HV_VHOST_IRQ_GONE);
+	ck_assert_uint_eq(irq_decisions(&p), 1);
+	while (rte_eth_rx_burst(p.eth, 0, rx, BURST) > 0)
+		;
+	ev = deliver_frames(&p, 2);
+	ck_assert_uint_ne(ev.generation, ev2.generation);
+	ck_assert_int_ne(hv_vhost_irq_signal(p.port, 0, ev.generation), HV_VHOST_IRQ_GONE);
+	ck_assert_uint_eq(irq_decisions(&p), 2);
+	hv_vhost_set_irq_hook(p.port, NULL, NULL);
+	peer_close(&p);
+}
+END_TEST
+
 static void *
 suite(void)
 {
@@ -339,6 +434,7 @@ suite(void)
 	tcase_add_test(t, reconnect_server_mode);
 	tcase_add_test(t, reconnect_client_mode);
 	tcase_add_test(t, second_frontend_refused);
+	tcase_add_test(t, irq_hook_and_generation);
 	suite_add_tcase(s, t);
 	return s;
 }
