@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The built-in guest's CPL0 code, kept to a minimum because every CPL0
+ * instruction may be emulated (hosts without hardware virtualization):
+ * start-up (then iretq to CPL3), the syscall entry (sleep until an
+ * interrupt), and three-instruction interrupt stubs (count, EOI, iretq).
+ */
+#include "guest.h"
+
+	.section .text.entry, "ax"
+	.globl _start
+_start:
+	lea kstack_top(%rip), %rsp
+	call kern_setup
+	pushq $USER_DS
+	lea ustack_top(%rip), %rax
+	pushq %rax
+	pushq $0x202			/* IF */
+	pushq $USER_CS
+	lea user_main(%rip), %rax
+	pushq %rax
+	iretq
+
+/*
+ * syscall: rax = 0 (wait), rdi = the caller's irq_rx + irq_timer. IF is
+ * clear here (SFMASK): sleep only if no interrupt came since the caller
+ * looked, so a wake-up cannot be lost. Return with iretq (sysretq faults on
+ * some hosts).
+ */
+	.text
+	.globl syscall_entry
+syscall_entry:
+	mov irq_rx(%rip), %rax
+	add irq_timer(%rip), %rax
+	cmp %rax, %rdi
+	jne 1f
+	sti
+	hlt
+	cli
+1:	mov %rsp, %r10
+	pushq $USER_DS
+	pushq %r10
+	pushq %r11
+	pushq $USER_CS
+	pushq %rcx
+	iretq
+
+	.globl irq_rx_stub
+irq_rx_stub:
+	lock incq irq_rx(%rip)
+	movl $0, LAPIC_EOI_ALIAS
+	iretq
+
+	.globl irq_timer_stub
+irq_timer_stub:
+	lock incq irq_timer(%rip)
+	movl $0, LAPIC_EOI_ALIAS
+	iretq
+
+	.globl irq_other_stub
+irq_other_stub:
+	lock incq irq_other(%rip)
+	movl $0, LAPIC_EOI_ALIAS
+	iretq
+
+/* exceptions: report 100 + vector as the exit status, then stop */
+	.globl exc_stubs
+exc_stubs:
+	.set i, 0
+	.rept 32
+	.balign 16
+	pushq $i
+	jmp exc_common
+	.set i, i + 1
+	.endr
+exc_common:
+	pop %rax
+	add $100, %rax
+	movabs $(HV_TESTDEV_BASE + HV_TESTDEV_EXIT), %rdx
+	mov %rax, (%rdx)
+2:	hlt
+	jmp 2b
+
+	.bss
+	.balign 16
+	.space 16384
+	.globl kstack_top
+kstack_top:
+	.space 65536
+	.globl ustack_top
+ustack_top:
+
+	.section .note.GNU-stack, "", @progbits
