@@ -32,6 +32,8 @@
 #define HV_TESTDEV_EXIT 0x08
 /** Write a mark number: the VMM logs the vCPUs' KVM statistics under it. */
 #define HV_TESTDEV_MARK 0x10
+/** Write the address of an exception frame (after the vector): the VMM prints it. */
+#define HV_TESTDEV_FAULT 0x18
 
 /** The xAPIC page (the in-kernel LAPIC answers there). */
 #define HV_GUEST_LAPIC_BASE HV_U64(0xfee00000)

@@ -53,6 +53,20 @@ testdev_write(void *opaque, uint64_t off, const void *data, uint32_t len)
 		snprintf(buf, sizeof(buf), "guest finished (status %d)", vm->exit_status);
 		hv_vm_request_stop(vm, buf);
 		break;
+	case HV_TESTDEV_FAULT: {
+		uint64_t *f = vmm_gpa_to_hva(vm, v, 6 * 8);
+		char line[200];
+		int n;
+
+		if (f == NULL)
+			break;
+		n = snprintf(line, sizeof(line),
+			     "[vmm] guest exception frame: %" PRIx64 " %" PRIx64 " %" PRIx64
+			     " %" PRIx64 " %" PRIx64 " %" PRIx64 "\n",
+			     f[0], f[1], f[2], f[3], f[4], f[5]);
+		vmm_console_write(vm, line, (size_t)n);
+		break;
+	}
 	case HV_TESTDEV_MARK:
 		vmm_log_stats_mark(vm, v);
 		break;

@@ -151,7 +151,8 @@ vmm_vcpu_set_long_mode(struct vmm_vcpu *vcpu, uint64_t rip, uint64_t rsp, uint64
 	sregs.cr3 = VMM_BOOT_PML4;
 	sregs.cr4 = 0x20 | 0x200 | 0x400;          /* PAE, OSFXSR, OSXMMEXCPT */
 	sregs.cr0 = 0x80000000 | 0x10000 | 0x20 | 0x10 | 0x2 | 0x1; /* PG WP NE ET MP PE */
-	sregs.efer = 0x500 | (builtin ? 1 : 0);    /* LME LMA, SCE for the test guest */
+	(void)builtin;
+	sregs.efer = 0x500; /* LME LMA */
 	if (ioctl(vcpu->fd, KVM_SET_SREGS, &sregs) != 0)
 		return vmm_err_errno("KVM_SET_SREGS");
 	memset(&regs, 0, sizeof(regs));

@@ -60,8 +60,8 @@ struct vu_msg {
 				uint64_t gpa, size, uaddr, offset;
 			} r[VU_MAX_REGIONS];
 		} mem;
-	} u;
-};
+	} __attribute__((packed)) u;
+} __attribute__((packed)); /* the payload follows the 12-byte header directly */
 
 static int
 vu_send(struct vu_frontend *fe, struct vu_msg *m, const int *fds, unsigned int nfds)

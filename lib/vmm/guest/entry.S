@@ -2,7 +2,7 @@
 /*
  * The built-in guest's CPL0 code, kept to a minimum because every CPL0
  * instruction may be emulated (hosts without hardware virtualization):
- * start-up (then iretq to CPL3), the syscall entry (sleep until an
+ * start-up (then iretq to CPL3), the #GP entry (sleep until an
  * interrupt), and three-instruction interrupt stubs (count, EOI, iretq).
  */
 #include "guest.h"
@@ -22,14 +22,18 @@ _start:
 	iretq
 
 /*
- * syscall: rax = 0 (wait), rdi = the caller's irq_rx + irq_timer. IF is
- * clear here (SFMASK): sleep only if no interrupt came since the caller
- * looked, so a wake-up cannot be lost. Return with iretq (sysretq faults on
- * some hosts).
+ * Sleep until an interrupt: CPL3 code executes the hlt at wait_hlt (lib.c)
+ * with rdi = irq_rx + irq_timer as it saw them; hlt at CPL3 raises #GP,
+ * which lands here at CPL0 with IF clear. Sleep only if no interrupt came
+ * since the caller looked (no lost wake-up), then step over the hlt.
+ * (syscall does not reach CPL0 on every host; the #GP does.)
  */
-	.text
-	.globl syscall_entry
-syscall_entry:
+	.globl gp_entry
+gp_entry:
+	push %rax
+	mov 16(%rsp), %rax		/* RIP, after the error code */
+	cmp $wait_hlt, %rax
+	jne 2f
 	mov irq_rx(%rip), %rax
 	add irq_timer(%rip), %rax
 	cmp %rax, %rdi
@@ -37,13 +41,13 @@ syscall_entry:
 	sti
 	hlt
 	cli
-1:	mov %rsp, %r10
-	pushq $USER_DS
-	pushq %r10
-	pushq %r11
-	pushq $USER_CS
-	pushq %rcx
+1:	incq 16(%rsp)			/* past the one-byte hlt */
+	pop %rax
+	add $8, %rsp			/* the error code */
 	iretq
+2:	pop %rax
+	pushq $13
+	jmp exc_common
 
 	.globl irq_rx_stub
 irq_rx_stub:
@@ -64,6 +68,7 @@ irq_other_stub:
 	iretq
 
 /* exceptions: report 100 + vector as the exit status, then stop */
+	.balign 16
 	.globl exc_stubs
 exc_stubs:
 	.set i, 0
@@ -75,6 +80,8 @@ exc_stubs:
 	.endr
 exc_common:
 	pop %rax
+	movabs $(HV_TESTDEV_BASE + HV_TESTDEV_FAULT), %rdx
+	mov %rsp, (%rdx)		/* the VMM prints the exception frame */
 	add $100, %rax
 	movabs $(HV_TESTDEV_BASE + HV_TESTDEV_EXIT), %rdx
 	mov %rax, (%rdx)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * CPL0 set-up of the built-in guest, run once: GDT with user segments and a
- * TSS (its RSP0 is where interrupts from CPL3 land), IDT, syscall MSRs, the
+ * TSS (its RSP0 is where interrupts from CPL3 land), IDT (the #GP gate is
+ * also how CPL3 sleeps: entry.S), the
  * LAPIC enabled with a 10 ms periodic timer (the wake-up for timeouts).
  * Runs emulated on hosts without hardware virtualization: short and simple.
  */
@@ -48,7 +49,7 @@ static struct tss tss __attribute__((aligned(16)));
 static struct idt_gate idt[256] __attribute__((aligned(16)));
 static uint8_t kstack_irq[8192] __attribute__((aligned(16)));
 
-extern char syscall_entry[], irq_rx_stub[], irq_timer_stub[], irq_other_stub[], exc_stubs[];
+extern char gp_entry[], irq_rx_stub[], irq_timer_stub[], irq_other_stub[], exc_stubs[];
 
 static void
 set_gate(unsigned int vec, void *fn)
@@ -60,12 +61,6 @@ set_gate(unsigned int vec, void *fn)
 	idt[vec].type = 0x8e; /* present, DPL 0, interrupt gate */
 	idt[vec].off_mid = (uint16_t)(a >> 16);
 	idt[vec].off_hi = (uint32_t)(a >> 32);
-}
-
-static void
-wrmsr(uint32_t msr, uint64_t v)
-{
-	__asm__ volatile("wrmsr" ::"c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)));
 }
 
 static void
@@ -91,15 +86,13 @@ kern_setup(void)
 	gdt[7] = t >> 32;
 	for (v = 0; v < 32; v++)
 		set_gate(v, exc_stubs + 16 * v);
+	set_gate(13, gp_entry);
 	set_gate(VEC_RX, irq_rx_stub);
 	set_gate(VEC_TIMER, irq_timer_stub);
 	set_gate(VEC_OTHER, irq_other_stub);
 	__asm__ volatile("lgdt %0" ::"m"(gdtr));
 	__asm__ volatile("ltr %w0" ::"r"(TSS_SEL));
 	__asm__ volatile("lidt %0" ::"m"(idtr));
-	wrmsr(0xc0000081, (uint64_t)KERNEL_CS << 32);       /* STAR */
-	wrmsr(0xc0000082, (uint64_t)syscall_entry);         /* LSTAR */
-	wrmsr(0xc0000084, 0x700);                           /* SFMASK: IF TF DF */
 	lapic_write(0xf0, 0x1ff);                           /* enabled, spurious 0xff */
 	lapic_write(0x3e0, 0xb);                            /* divide by 1 */
 	lapic_write(0x320, 0x20000 | VEC_TIMER);            /* periodic */
