@@ -67,6 +67,9 @@ void vnet_tx_flush(void);
 /* frames the backend has not completed yet */
 uint32_t vnet_tx_inflight(void);
 extern uint64_t vnet_kicks;
+/* mask or unmask the RX queue's MSI-X vector; its PBA bit */
+void vnet_rx_vector_mask(int masked);
+int vnet_rx_vector_pending(void);
 
 /* net.c */
 int net_main(void);

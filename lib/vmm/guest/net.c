@@ -9,6 +9,8 @@
  *   mode=stream peer=IP count=N size=B [pps=P] [window=W]
  *                              send N frames (ethertype 0x88b5, a pattern),
  *                              at most W unacknowledged by the sink (0x88b6)
+ *   mode=masktest peer=IP      mask the RX vector, make the peer answer, check the
+ *                              interrupt is held (PBA) and delivered on unmask
  *   mode=sink count=N size=B [timeout_ms=T]
  *                              receive and verify them byte for byte
  *
@@ -464,6 +466,38 @@ mode_sink(void)
 }
 
 static int
+mode_masktest(void)
+{
+	uint64_t irq0, irq_masked, t;
+	int pend_masked, pend_after;
+
+	if (resolve_peer() != 0)
+		return 1;
+	run_until(NULL, now_ns() + 50000000ull);
+	vnet_rx_vector_mask(1);
+	irq0 = irq_rx;
+	peer_known = 0;
+	send_arp(1, NULL, peer_ip); /* the answer raises our RX interrupt */
+	run_until(cond_peer, now_ns() + 1000000000ull);
+	run_until(NULL, now_ns() + 50000000ull);
+	irq_masked = irq_rx - irq0;
+	pend_masked = vnet_rx_vector_pending();
+	vnet_rx_vector_mask(0);
+	for (t = now_ns(); irq_rx == irq0 && now_ns() < t + 1000000000ull;)
+		;
+	pend_after = vnet_rx_vector_pending();
+	print("masktest: reply %s, while masked: %lu interrupts, pending %d; after unmask: "
+	      "%lu interrupts, pending %d", peer_known ? "received" : "lost", irq_masked,
+	      pend_masked, irq_rx - irq0, pend_after);
+	if (!peer_known || irq_masked != 0 || !pend_masked || irq_rx == irq0 || pend_after) {
+		print("result: FAIL masked interrupt not held and delivered on unmask");
+		return 1;
+	}
+	print("result: ok");
+	return 0;
+}
+
+static int
 mode_respond(void)
 {
 	uint64_t secs = arg_num("seconds", 0);
@@ -504,6 +538,8 @@ net_main(void)
 		return mode_stream();
 	if (memcmp(mode, "sink", 5) == 0)
 		return mode_sink();
+	if (memcmp(mode, "masktest", 9) == 0)
+		return mode_masktest();
 	if (memcmp(mode, "respond", 8) == 0)
 		return mode_respond();
 	print("result: FAIL unknown mode %s", mode);

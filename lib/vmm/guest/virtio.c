@@ -58,6 +58,7 @@ static struct vq rxq, txq;
 uint64_t vnet_kicks;
 
 static volatile uint8_t *common;
+static volatile uint32_t *msix_entry0, *msix_pba;
 
 static uint32_t
 ecam32(uint32_t off)
@@ -140,6 +141,7 @@ vnet_init(void)
 		if (cap == 0x11) {
 			msix_cap = ptr;
 			msix_table = bar + (w1 & ~7u);
+			msix_pba = (volatile uint32_t *)(bar + (off & ~7u));
 		} else if (cap == 0x09 && type == 1) {
 			common_off = off;
 		} else if (cap == 0x09 && type == 2) {
@@ -152,6 +154,7 @@ vnet_init(void)
 		return -1;
 	}
 	common = (volatile uint8_t *)(bar + common_off);
+	msix_entry0 = (volatile uint32_t *)msix_table;
 
 	/* MSI-X: vector 0 -> VEC_RX on the boot CPU, unmasked; then enable */
 	*(volatile uint32_t *)(msix_table + 0) = (uint32_t)HV_GUEST_LAPIC_BASE;
@@ -275,4 +278,16 @@ vnet_tx_flush(void)
 {
 	if (txq.pending)
 		kick(&txq);
+}
+
+void
+vnet_rx_vector_mask(int masked)
+{
+	msix_entry0[3] = masked ? 1 : 0;
+}
+
+int
+vnet_rx_vector_pending(void)
+{
+	return (int)(msix_pba[0] & 1);
 }
