@@ -22,7 +22,7 @@ static const char run_usage[] =
 	"usage: hvctl guest run NAME --kernel K [--initrd I] [--cmdline C] [--cpus N]\n"
 	"                       [--memory M] [--port P] [--pin CPUS] [--hugepages]\n"
 	"                       [--mac MAC] [--mtu N] [--halt-poll NS] [--switch-dir DIR]\n"
-	"                       [--log FILE]\n"
+	"                       [--log FILE] [--run-dir DIR]\n"
 	"\n"
 	"Run guest NAME in the foreground: this process is its VMM (KVM).\n"
 	"  --kernel K     bzImage, ELF vmlinux, or 'builtin' (the test guest)\n"
@@ -31,7 +31,8 @@ static const char run_usage[] =
 	"                 whose socket is DIR/P.sock (--switch-dir, default " HV_GUEST_SWITCH_DIR ")\n"
 	"  --pin CPUS     host CPU of each vCPU, comma-separated\n"
 	"  --hugepages    back guest memory with hugetlbfs pages\n"
-	"  --halt-poll NS KVM halt-polling time of this VM\n";
+	"  --halt-poll NS KVM halt-polling time of this VM\n"
+	"  --run-dir DIR  serve a control socket DIR/NAME.sock (hvctl guest show/stop/stats)\n";
 
 static struct hv_vm *run_vm;
 
@@ -128,11 +129,12 @@ hvctl_guest_cmd_run(struct hvctl *h, int argc, char **argv)
 		{"halt-poll", required_argument, NULL, 'T'},
 		{"switch-dir", required_argument, NULL, 'd'},
 		{"log", required_argument, NULL, 'l'},
+		{"run-dir", required_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct hv_vm_config cfg;
-	const char *port = NULL, *dir = HV_GUEST_SWITCH_DIR, *log = NULL;
+	const char *port = NULL, *dir = HV_GUEST_SWITCH_DIR, *log = NULL, *run_dir = NULL;
 	unsigned long long n;
 	char sock[256];
 	struct sigaction sa;
@@ -194,6 +196,9 @@ hvctl_guest_cmd_run(struct hvctl *h, int argc, char **argv)
 		case 'l':
 			log = optarg;
 			break;
+		case 'R':
+			run_dir = optarg;
+			break;
 		case 'h':
 			fputs(run_usage, stdout);
 			return 0;
@@ -214,6 +219,8 @@ hvctl_guest_cmd_run(struct hvctl *h, int argc, char **argv)
 			snprintf(sock, sizeof(sock), "%s/%s.sock", dir, port);
 		cfg.port_socket = sock;
 	}
+	if (run_dir != NULL && hvctl_guest_check_free(run_dir, cfg.name) != 0)
+		return 1;
 	if (log != NULL) {
 		cfg.console_fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 		if (cfg.console_fd < 0) {
@@ -224,6 +231,8 @@ hvctl_guest_cmd_run(struct hvctl *h, int argc, char **argv)
 	run_vm = hv_vm_create(&cfg);
 	if (run_vm == NULL) {
 		hvctl_err("guest %s: %s", cfg.name, hv_vmm_error());
+		if (cfg.console_fd != STDOUT_FILENO)
+			close(cfg.console_fd);
 		return 1;
 	}
 	memset(&sa, 0, sizeof(sa));
@@ -231,16 +240,17 @@ hvctl_guest_cmd_run(struct hvctl *h, int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	rc = hvctl_guest_serve(run_vm, cfg.name);
+	rc = hvctl_guest_serve(run_vm, &cfg, run_dir);
 	if (rc == 0 && hv_vm_start(run_vm) != 0) {
 		hvctl_err("guest %s: %s", cfg.name, hv_vmm_error());
 		rc = -1;
 	}
 	while (rc == 0 && hv_vm_poll(run_vm, -1) == 0)
-		hvctl_guest_serve_poll(run_vm);
+		;
 	reason = hv_vm_exit_reason(run_vm);
 	status = hv_vm_exit_status(run_vm);
 	fprintf(stderr, "hvctl: guest %s stopped: %s\n", cfg.name, reason ? reason : "error");
+
 	if (rc != 0)
 		status = 1;
 	else if (status < 0)
@@ -250,5 +260,7 @@ hvctl_guest_cmd_run(struct hvctl *h, int argc, char **argv)
 	hvctl_guest_unserve(run_vm);
 	hv_vm_destroy(run_vm);
 	run_vm = NULL;
+	if (cfg.console_fd != STDOUT_FILENO)
+		close(cfg.console_fd);
 	return status;
 }

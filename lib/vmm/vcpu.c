@@ -107,6 +107,8 @@ vmm_vcpu_create(struct hv_vm *vm, unsigned int index)
 	}
 	if (vcpu_set_cpuid(vcpu) != 0)
 		return -1;
+	/* Now, not later: vCPU ioctls wait for a running KVM_RUN to return. */
+	vcpu->stats_fd = ioctl(vcpu->fd, KVM_GET_STATS_FD, NULL);
 	/* Default x87 control word and MXCSR (ldmxcsr is not emulated on some hosts). */
 	memset(&fpu, 0, sizeof(fpu));
 	fpu.fcw = 0x37f;
@@ -384,11 +386,8 @@ hv_vm_vcpu_stats(struct hv_vm *vm, unsigned int cpu, struct hv_vm_stat *out,
 	if (cpu >= vm->cfg.ncpus)
 		return vmm_err("no vCPU %u", cpu);
 	vcpu = &vm->vcpus[cpu];
-	if (vcpu->stats_fd < 0) {
-		vcpu->stats_fd = ioctl(vcpu->fd, KVM_GET_STATS_FD, NULL);
-		if (vcpu->stats_fd < 0)
-			return vmm_err_errno("KVM_GET_STATS_FD");
-	}
+	if (vcpu->stats_fd < 0)
+		return vmm_err("KVM binary statistics unavailable (KVM_GET_STATS_FD)");
 	if (pread(vcpu->stats_fd, &hdr, sizeof(hdr), 0) != sizeof(hdr))
 		return vmm_err_errno("stats header");
 	desc_size = sizeof(struct kvm_stats_desc) + hdr.name_size;

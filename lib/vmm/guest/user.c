@@ -16,6 +16,11 @@ user_main(void)
 		print("hvguest: hello from CPL3, timer irqs so far %lu", irq_timer);
 		guest_exit(0);
 	}
+	if (arg_str("mode", mode, sizeof(mode)) != NULL && memcmp(mode, "idle", 5) == 0) {
+		print("hvguest: idle (sleeping on the timer)");
+		for (;;)
+			wait_irq();
+	}
 	rc = net_main();
 	print("hvguest: done, irqs rx=%lu timer=%lu", irq_rx, irq_timer);
 	guest_exit(rc);
