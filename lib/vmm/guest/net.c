@@ -38,7 +38,7 @@ static int ping_got;
 
 /* sink state */
 static uint32_t sink_count, sink_size, sink_good, sink_bad, sink_dup, sink_first;
-static uint8_t sink_seen[65536 / 8];
+static uint8_t sink_seen[(1u << 20) / 8];
 static uint64_t sink_bytes;
 static uint8_t sink_src[6];
 
@@ -382,7 +382,7 @@ mode_stream(void)
 	stream_window = (uint32_t)arg_num("window", 256);
 	stream_count = count;
 
-	if (size < 60 || size > 1514 || count > 65536) {
+	if (size < 60 || size > 1514 || count > (1u << 20)) {
 		print("result: FAIL bad size or count");
 		return 1;
 	}
@@ -446,8 +446,8 @@ mode_sink(void)
 
 	sink_count = (uint32_t)arg_num("count", 1000);
 	sink_size = (uint32_t)arg_num("size", 256);
-	if (sink_count > 65536) {
-		print("result: FAIL count above 65536");
+	if (sink_count > (1u << 20)) {
+		print("result: FAIL count above 1048576");
 		return 1;
 	}
 	print("sink: ready for %u frames of %u bytes", sink_count, sink_size);
