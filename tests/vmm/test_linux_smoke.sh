@@ -27,7 +27,7 @@ timeout -s TERM 300 "$HVCTL" guest run linux --kernel "$run/vmlinux" --memory 25
 	--cmdline "console=ttyS0 earlyprintk=serial,ttyS0,115200 $marker" >"$run/linux.log" 2>&1 &
 pids+=($!)
 lp=$!
-wait_line "$run/linux.log" "BIOS-e820: \[mem 0x00000000b0000000" 120 ||
+wait_line "$run/linux.log" "BIOS-e820: \[mem 0x00000000b0000000-0x00000000b00fffff\] reserved" 120 ||
 	fail "no e820 map on the console within 120 s"
 kill -TERM "$lp"
 wait "$lp"
