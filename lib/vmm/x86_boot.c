@@ -3,10 +3,12 @@
  * What a 64-bit entry needs in guest memory: a flat GDT (the Linux boot
  * protocol's __BOOT_CS 0x10 and __BOOT_DS 0x18) and identity page tables
  * for the first 4 GiB (2 MiB pages, user-accessible so that the built-in
- * guest's CPL3 code reaches its memory and the device BARs).
+ * guest's CPL3 code reaches its memory and the device BARs), and the MP
+ * table that tells the guest its CPUs.
  */
 #include <string.h>
 
+#include "mptable.h"
 #include "vmm_internal.h"
 
 #define PDPT_ADDR (VMM_BOOT_PML4 + 0x1000)
@@ -39,5 +41,9 @@ vmm_boot_tables(struct hv_vm *vm)
 		pdpt[i] = (PD_ADDR + i * 0x1000ull) | PTE_P | PTE_RW | PTE_US;
 	for (i = 0; i < 4 * 512; i++)
 		pd[i] = ((uint64_t)i << 21) | PTE_P | PTE_RW | PTE_US | PTE_PS;
+	/* the CPUs and the IOAPIC, for a guest without ACPI tables */
+	if (mptable_build(vmm_gpa_to_hva(vm, MPTABLE_ADDR, 0x10000), 0x10000, MPTABLE_ADDR,
+			  vm->cfg.ncpus) == 0)
+		return vmm_err("MP table does not fit");
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include "boot_params.h"
 #include "e820.h"
 #include "msix.h"
+#include "mptable.h"
 #include "pci.h"
 
 /* ---- e820 ---- */
@@ -67,6 +68,47 @@ START_TEST(e820_add_rules)
 	for (i = 0; t.n < E820_MAX_ENTRIES; i++)
 		ck_assert_int_eq(e820_add(&t, 0x100000 + i * 0x2000, 0x1000, 2), 0);
 	ck_assert_int_eq(e820_add(&t, 0x10000000, 0x1000, 2), -1); /* full */
+}
+END_TEST
+
+/* ---- MP table ---- */
+
+static uint8_t
+sum8(const uint8_t *p, size_t n)
+{
+	uint8_t s = 0;
+
+	while (n--)
+		s = (uint8_t)(s + *p++);
+	return s;
+}
+
+START_TEST(mptable_two_cpus)
+{
+	uint8_t buf[1024];
+	size_t n = mptable_build(buf, sizeof(buf), 0xf0000, 2);
+	const uint8_t *mpc = buf + 16;
+
+	ck_assert_uint_eq(n, 16 + 44 + 2 * 20 + 20 * 8);
+	ck_assert_mem_eq(buf, "_MP_", 4);
+	ck_assert_uint_eq(buf[4] | buf[5] << 8 | buf[6] << 16 | (uint32_t)buf[7] << 24, 0xf0010);
+	ck_assert_uint_eq(buf[8], 1);
+	ck_assert_uint_eq(buf[9], 4);
+	ck_assert_uint_eq(sum8(buf, 16), 0);
+	ck_assert_mem_eq(mpc, "PCMP", 4);
+	ck_assert_uint_eq(mpc[4] | mpc[5] << 8, n - 16);
+	ck_assert_uint_eq(sum8(mpc, n - 16), 0);
+	ck_assert_uint_eq(mpc[34], 2 + 1 + 1 + 16 + 2); /* entries */
+	/* CPU 0 is the BSP, CPU 1 enabled; the IOAPIC takes the next id */
+	ck_assert_uint_eq(mpc[44 + 1], 0);
+	ck_assert_uint_eq(mpc[44 + 3], 3);
+	ck_assert_uint_eq(mpc[64 + 1], 1);
+	ck_assert_uint_eq(mpc[64 + 3], 1);
+	ck_assert_uint_eq(mpc[84], 1);      /* bus */
+	ck_assert_uint_eq(mpc[92], 2);      /* IOAPIC */
+	ck_assert_uint_eq(mpc[93], 2);
+	ck_assert_uint_eq(mptable_build(buf, 100, 0xf0000, 2), 0); /* too small */
+	ck_assert_uint_eq(mptable_build(buf, sizeof(buf), 0xf0000, 0), 0);
 }
 END_TEST
 
@@ -361,6 +403,7 @@ vmm_suite(void)
 	tcase_add_test(tc, boot_params_fill);
 	tcase_add_test(tc, pci_config_space);
 	tcase_add_test(tc, msix_table);
+	tcase_add_test(tc, mptable_two_cpus);
 	suite_add_tcase(s, tc);
 	return s;
 }
