@@ -35,7 +35,7 @@ enum {
 #define VU_VERSION 0x1
 #define VU_FLAG_REPLY 0x4
 #define VU_FLAG_NEED_REPLY 0x8
-#define VU_TIMEOUT_S 5
+#define VU_TIMEOUT_S 15 /* a busy switch may take seconds right after a disconnect */
 
 struct vu_hdr {
 	uint32_t request;
