@@ -4,10 +4,11 @@
  * protocol's __BOOT_CS 0x10 and __BOOT_DS 0x18) and identity page tables
  * for the first 4 GiB (2 MiB pages, user-accessible so that the built-in
  * guest's CPL3 code reaches its memory and the device BARs), and the MP
- * table that tells the guest its CPUs.
+ * table and ACPI MADT that tell the guest its CPUs.
  */
 #include <string.h>
 
+#include "acpi.h"
 #include "mptable.h"
 #include "vmm_internal.h"
 
@@ -45,5 +46,8 @@ vmm_boot_tables(struct hv_vm *vm)
 	if (mptable_build(vmm_gpa_to_hva(vm, MPTABLE_ADDR, 0x10000), 0x10000, MPTABLE_ADDR,
 			  vm->cfg.ncpus) == 0)
 		return vmm_err("MP table does not fit");
+	if (acpi_build(vmm_gpa_to_hva(vm, ACPI_TABLES_ADDR, ACPI_TABLES_MAX), ACPI_TABLES_MAX,
+		       ACPI_TABLES_ADDR, vm->cfg.ncpus) == 0)
+		return vmm_err("ACPI tables do not fit");
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acpi.h"
 #include "boot_params.h"
 #include "e820.h"
 #include "msix.h"
@@ -109,6 +110,53 @@ START_TEST(mptable_two_cpus)
 	ck_assert_uint_eq(mpc[93], 2);
 	ck_assert_uint_eq(mptable_build(buf, 100, 0xf0000, 2), 0); /* too small */
 	ck_assert_uint_eq(mptable_build(buf, sizeof(buf), 0xf0000, 0), 0);
+}
+END_TEST
+
+/* ---- ACPI ---- */
+
+static uint32_t
+le32(const uint8_t *p)
+{
+	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+START_TEST(acpi_tables)
+{
+	static uint8_t buf[4096];
+	size_t n = acpi_build(buf, sizeof(buf), 0xf1000, 3);
+	const uint8_t *xsdt, *fadt, *madt, *dsdt;
+
+	ck_assert_uint_gt(n, 0);
+	ck_assert_mem_eq(buf, "RSD PTR ", 8);
+	ck_assert_uint_eq(sum8(buf, 20), 0);
+	ck_assert_uint_eq(sum8(buf, 36), 0);
+	ck_assert_uint_eq(buf[15], 2);
+	xsdt = buf + (le32(buf + 24) - 0xf1000);
+	ck_assert_mem_eq(xsdt, "XSDT", 4);
+	ck_assert_uint_eq(le32(xsdt + 4), 36 + 16);
+	ck_assert_uint_eq(sum8(xsdt, le32(xsdt + 4)), 0);
+	fadt = buf + (le32(xsdt + 36) - 0xf1000);
+	madt = buf + (le32(xsdt + 44) - 0xf1000);
+	ck_assert_mem_eq(fadt, "FACP", 4);
+	ck_assert_uint_eq(le32(fadt + 4), 276);
+	ck_assert_uint_eq(sum8(fadt, 276), 0);
+	ck_assert(le32(fadt + 112) & (1u << 20)); /* hardware-reduced */
+	dsdt = buf + (le32(fadt + 40) - 0xf1000);
+	ck_assert_mem_eq(dsdt, "DSDT", 4);
+	ck_assert_uint_eq(sum8(dsdt, le32(dsdt + 4)), 0);
+	ck_assert_mem_eq(madt, "APIC", 4);
+	ck_assert_uint_eq(le32(madt + 4), 36 + 8 + 3 * 8 + 12 + 6);
+	ck_assert_uint_eq(sum8(madt, le32(madt + 4)), 0);
+	ck_assert_uint_eq(le32(madt + 36), 0xfee00000);
+	/* three enabled LAPICs with ids 0..2, then the IOAPIC with id 3 */
+	ck_assert_uint_eq(madt[44], 0);
+	ck_assert_uint_eq(madt[44 + 16 + 3], 2);
+	ck_assert_uint_eq(le32(madt + 44 + 16 + 4), 1);
+	ck_assert_uint_eq(madt[68], 1);
+	ck_assert_uint_eq(madt[70], 3);
+	ck_assert_uint_eq(le32(madt + 72), 0xfec00000);
+	ck_assert_uint_eq(acpi_build(buf, 100, 0xf1000, 3), 0);
 }
 END_TEST
 
@@ -404,6 +452,7 @@ vmm_suite(void)
 	tcase_add_test(tc, pci_config_space);
 	tcase_add_test(tc, msix_table);
 	tcase_add_test(tc, mptable_two_cpus);
+	tcase_add_test(tc, acpi_tables);
 	suite_add_tcase(s, tc);
 	return s;
 }

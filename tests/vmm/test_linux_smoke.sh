@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # KVM: boot Debian's cloud kernel (package linux-image-cloud-amd64) as an
 # uncompressed ELF vmlinux through the Linux 64-bit boot protocol and check
-# its serial console: our command line, and the e820 map we built. A full
+# its serial console: our command line, the e820 map we built, and our ACPI
+# tables (the MADT describes the 2 vCPUs). A full
 # boot does not finish on hosts without hardware virtualization (CPL0 is
 # emulated, doc/vmm.rst): the guest is stopped once the lines are there.
 # Skipped (77) without /dev/kvm, a cloud kernel or lz4.
@@ -23,12 +24,14 @@ tail -c +$((off + 1)) "$kernel" | lz4 -dc >"$run/vmlinux" 2>/dev/null
 head -c 4 "$run/vmlinux" | grep -q ELF || fail "extracting vmlinux from $kernel"
 
 marker="hvtest=$$"
-timeout -s TERM 300 "$HVCTL" guest run linux --kernel "$run/vmlinux" --memory 256M \
+timeout -s TERM 300 "$HVCTL" guest run linux --kernel "$run/vmlinux" --memory 256M --cpus 2 \
 	--cmdline "console=ttyS0 earlyprintk=serial,ttyS0,115200 $marker" >"$run/linux.log" 2>&1 &
 pids+=($!)
 lp=$!
 wait_line "$run/linux.log" "BIOS-e820: \[mem 0x00000000b0000000-0x00000000b00fffff\] reserved" 120 ||
 	fail "no e820 map on the console within 120 s"
+wait_line "$run/linux.log" "ACPI: Reserving APIC table memory" 120 ||
+	fail "the kernel did not take our ACPI MADT within 120 s more"
 kill -TERM "$lp"
 wait "$lp"
 tr -d '\r' <"$run/linux.log" >"$run/console.txt" # the 8250 driver writes CR LF
@@ -43,6 +46,8 @@ expected="0x0000000000000000-0x000000000009fbff] usable
 0x00000000b0000000-0x00000000b00fffff] reserved"
 got=$(sed -n 's/.*BIOS-e820: \[mem //p' "$run/console.txt")
 [ "$got" = "$expected" ] || fail "e820 map differs: $got"
+grep -q "ACPI: RSDP 0x00000000000F1000" "$run/console.txt" || fail "RSDP not found"
+grep -q "ACPI: APIC 0x00000000000F1400 00004E" "$run/console.txt" || fail "MADT not taken"
 grep -q "stopped: stopped (SIGTERM)" "$run/linux.log" || fail "VMM did not stop cleanly"
-grep -E "Linux version|Command line|BIOS-e820" "$run/console.txt"
+grep -E "Linux version|Command line|BIOS-e820|ACPI: (RSDP|XSDT|FACP|APIC) " "$run/console.txt"
 echo PASS
