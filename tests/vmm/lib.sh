@@ -66,9 +66,10 @@ sw_stop() {
 }
 
 # guest NAME PORT CMDLINE: a built-in guest in the background; its PID in $guest_pid
+# ($GUEST_EXTRA: more options for hvctl guest run)
 guest() {
 	timeout -s TERM 120 "$HVCTL" guest run "$1" --kernel builtin --memory 64M \
-		--port "$run/$2.sock" --cmdline "$3" >"$run/$1.log" 2>&1 &
+		--port "$run/$2.sock" --cmdline "$3" ${GUEST_EXTRA:-} >"$run/$1.log" 2>&1 &
 	guest_pid=$!
 	pids+=("$guest_pid")
 }

@@ -59,6 +59,20 @@ for pair in "src 1 2" "sink 3 4"; do
 	[ $((i2 - i1)) -gt 0 ] || fail "$1: no interrupts injected through irqfd"
 done
 
+echo "--- 2b. the same on hugepages (memfd with MFD_HUGETLB), when the host has them"
+free=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
+if [ "${free:-0}" -ge 80 ]; then
+	GUEST_EXTRA=--hugepages guest hsink vm0 "ip=10.0.0.1 mode=sink count=5000 size=1500 timeout_ms=60000"
+	ps=$guest_pid
+	wait_line "$run/hsink.log" "sink: ready" 20 || fail "hugepage sink did not start"
+	GUEST_EXTRA=--hugepages guest hsrc vm1 "ip=10.0.0.2 peer=10.0.0.1 mode=stream count=5000 size=1500"
+	wait_guest "$guest_pid" || fail "hugepage stream guest exited with $?"
+	wait_guest "$ps" || fail "hugepage sink guest exited with $?"
+	grep "^sink:" "$run/hsink.log"
+else
+	echo "skipped: $free free hugepages (echo 512 > /proc/sys/vm/nr_hugepages)"
+fi
+
 echo "--- 3. hvswitch restarts under a running guest"
 guest r vm0 "ip=10.0.0.1 mode=respond seconds=60"; pr=$guest_pid
 wait_line "$run/r.log" "respond: answering" 20 || fail "responder did not start"
