@@ -22,9 +22,6 @@
 #define BUILTIN_PD_BASE (VMM_BOOT_PML4 + 0x2000)
 
 int
-vmm_pci_virtio_location(struct hv_vm *vm, uint64_t *bar, uint32_t *bdf);
-
-int
 vmm_boot_builtin(struct hv_vm *vm)
 {
 	const char *path = vm->builtin_image;

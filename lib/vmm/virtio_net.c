@@ -333,8 +333,6 @@ net_socket_event(void *opaque, int fd)
 	pthread_mutex_unlock(&n->vm->lock);
 }
 
-void vmm_virtio_net_tick(struct hv_vm *vm);
-
 void
 vmm_virtio_net_tick(struct hv_vm *vm)
 {
@@ -424,8 +422,6 @@ vmm_virtio_net_free(struct hv_vm *vm)
 	free(n);
 	vm->net = NULL;
 }
-
-int vmm_pci_virtio_location(struct hv_vm *vm, uint64_t *bar, uint32_t *bdf);
 
 int
 vmm_pci_virtio_location(struct hv_vm *vm, uint64_t *bar, uint32_t *bdf)

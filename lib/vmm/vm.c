@@ -569,8 +569,6 @@ hv_vm_del_fd(struct hv_vm *vm, int fd)
 	}
 }
 
-void vmm_virtio_net_tick(struct hv_vm *vm);
-
 int
 hv_vm_poll(struct hv_vm *vm, int timeout_ms)
 {
@@ -598,9 +596,7 @@ hv_vm_poll(struct hv_vm *vm, int timeout_ms)
 	}
 	if (vm->net)
 		vmm_virtio_net_tick(vm);
-	if (hv_vm_exit_reason(vm))
-		return 1;
-	return n > 0 || timeout_ms == wait ? 0 : 0;
+	return hv_vm_exit_reason(vm) ? 1 : 0;
 }
 
 void
