@@ -29,7 +29,7 @@ for g in a b; do
 done
 grep -q "irqs rx=[1-9]" "$run/a.log" || fail "guest a took no RX interrupt"
 
-echo "--- 1b. an interrupt raised while its MSI-X vector is masked is held, then delivered"
+echo "--- 1b. an interrupt raised while its MSI-X vector is masked is held, then delivered; a remapped vector is followed"
 guest r1 vm0 "ip=10.0.0.1 mode=respond seconds=30"; pr1=$guest_pid
 wait_line "$run/r1.log" "respond: answering" 20 || fail "responder did not start"
 guest m vm1 "ip=10.0.0.2 peer=10.0.0.1 mode=masktest"; pm=$guest_pid

@@ -70,6 +70,8 @@ extern uint64_t vnet_kicks;
 /* mask or unmask the RX queue's MSI-X vector; its PBA bit */
 void vnet_rx_vector_mask(int masked);
 int vnet_rx_vector_pending(void);
+/* change the IDT vector the RX queue's MSI-X message carries */
+void vnet_rx_vector_retarget(uint32_t vector);
 
 /* net.c */
 int net_main(void);

@@ -10,7 +10,8 @@
  *                              send N frames (ethertype 0x88b5, a pattern),
  *                              at most W unacknowledged by the sink (0x88b6)
  *   mode=masktest peer=IP      mask the RX vector, make the peer answer, check the
- *                              interrupt is held (PBA) and delivered on unmask
+ *                              interrupt is held (PBA) and delivered on unmask;
+ *                              then remap the vector and check it is followed
  *   mode=sink count=N size=B [timeout_ms=T]
  *                              receive and verify them byte for byte
  *
@@ -491,6 +492,22 @@ mode_masktest(void)
 	      pend_masked, irq_rx - irq0, pend_after);
 	if (!peer_known || irq_masked != 0 || !pend_masked || irq_rx == irq0 || pend_after) {
 		print("result: FAIL masked interrupt not held and delivered on unmask");
+		return 1;
+	}
+	/* remap the live vector: the next interrupt must arrive on the new one */
+	run_until(NULL, now_ns() + 50000000ull);
+	irq0 = irq_other;
+	vnet_rx_vector_retarget(VEC_OTHER);
+	peer_known = 0;
+	send_arp(1, NULL, peer_ip);
+	run_until(cond_peer, now_ns() + 1000000000ull);
+	for (t = now_ns(); irq_other == irq0 && now_ns() < t + 1000000000ull;)
+		poll_rx();
+	print("masktest: after remapping the vector: %lu interrupts on the new one",
+	      irq_other - irq0);
+	vnet_rx_vector_retarget(VEC_RX);
+	if (irq_other == irq0) {
+		print("result: FAIL MSI-X vector remap not followed");
 		return 1;
 	}
 	print("result: ok");

@@ -286,6 +286,12 @@ vnet_rx_vector_mask(int masked)
 	msix_entry0[3] = masked ? 1 : 0;
 }
 
+void
+vnet_rx_vector_retarget(uint32_t vector)
+{
+	msix_entry0[2] = vector;
+}
+
 int
 vnet_rx_vector_pending(void)
 {
