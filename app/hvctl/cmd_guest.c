@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -354,13 +355,35 @@ on_console_signal(int sig)
 	console_stop = 1;
 }
 
-/* Print the console log, and follow it while the guest runs. Output only. */
+/* Send one line of input to the guest's UART. */
+static void
+console_send(const char *name, const char *line)
+{
+	char path[256], err[256];
+	cJSON *args = cJSON_CreateObject();
+	int fd;
+
+	cJSON_AddStringToObject(args, "input", line);
+	hvctl_guest_socket_path(hvctl_guest_run_dir(), name, path, sizeof(path));
+	fd = hv_ctl_connect(path, err, sizeof(err));
+	if (fd < 0) {
+		cJSON_Delete(args);
+		return;
+	}
+	if (hv_ctl_call(fd, "guest.console", args, NULL, err, sizeof(err)) != 0)
+		hvctl_err("guest %s: %s", name, err);
+	close(fd);
+}
+
+/* Print the console log, and follow it while the guest runs; lines typed on
+ * stdin go to the guest's UART (line by line: the terminal stays cooked). */
 static int
 cmd_console(struct hvctl *h, int argc, char **argv)
 {
 	bool follow = !(argc == 3 && strcmp(argv[2], "--no-follow") == 0);
 	const char *name = argc >= 2 ? argv[1] : NULL;
-	char log[300], buf[4096];
+	char log[300], buf[4096], line[4096];
+	bool input = follow;
 	uint64_t next_check = 0;
 	struct sigaction sa;
 	int fd;
@@ -387,6 +410,16 @@ cmd_console(struct hvctl *h, int argc, char **argv)
 		fflush(stdout);
 		if (!follow)
 			break;
+		if (input) {
+			struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+
+			if (poll(&p, 1, 0) == 1) {
+				if (fgets(line, sizeof(line), stdin) != NULL)
+					console_send(name, line);
+				else
+					input = false; /* end of input: keep following */
+			}
+		}
 		if (now_ms() >= next_check) {
 			if (!guest_alive(name))
 				break;

@@ -3,7 +3,7 @@
  * The control socket of a running VMM ("hvctl guest run --run-dir DIR"):
  * DIR/NAME.sock speaks lib/ctl's JSON-lines protocol, like the switch's.
  * Commands: guest.show, guest.stats (KVM binary statistics per vCPU),
- * guest.stop. The client verbs are in cmd_guest.c.
+ * guest.console (input to the UART), guest.stop. The client verbs are in cmd_guest.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -101,7 +101,27 @@ cmd_stop(void *opaque, const cJSON *args, cJSON **result, char *err, size_t errl
 	return 0;
 }
 
+static int
+cmd_console_input(void *opaque, const cJSON *args, cJSON **result, char *err, size_t errlen)
+{
+	static const char *const allowed[] = {"input", NULL};
+	struct guest_ctl *c = opaque;
+	const char *in;
+	cJSON *r;
+	size_t n;
+
+	if (hv_ctl_args_check(args, "guest.console", allowed, err, errlen) != 0 ||
+	    hv_ctl_arg_str(args, "guest.console", "input", true, 4096, &in, err, errlen) < 0)
+		return -1;
+	n = hv_vm_console_input(c->vm, in, strlen(in));
+	r = cJSON_CreateObject();
+	cJSON_AddNumberToObject(r, "queued", (double)n);
+	*result = r;
+	return 0;
+}
+
 static const struct hv_ctl_cmd guest_cmds[] = {
+	{"guest.console", cmd_console_input, "send {\"input\": TEXT} to the serial console"},
 	{"guest.show", cmd_show, "the guest's configuration and NIC state"},
 	{"guest.stats", cmd_stats, "KVM's binary statistics of each vCPU"},
 	{"guest.stop", cmd_stop, "stop the guest"},

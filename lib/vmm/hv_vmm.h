@@ -95,8 +95,9 @@ int hv_vm_add_fd(struct hv_vm *vm, int fd, hv_vm_fd_cb cb, void *opaque);
 /** Stop watching fd. */
 void hv_vm_del_fd(struct hv_vm *vm, int fd);
 
-/** Send bytes to the guest's serial port (console input). */
-void hv_vm_console_input(struct hv_vm *vm, const void *buf, size_t len);
+/** Send bytes to the guest's serial port (console input); returns the bytes
+ * its receive FIFO took (1 KiB at most waits there). */
+size_t hv_vm_console_input(struct hv_vm *vm, const void *buf, size_t len);
 
 /** Console output observer (e.g. attached console clients); NULL removes it. */
 void hv_vm_set_console_tap(struct hv_vm *vm, void (*tap)(void *opaque, const void *buf,

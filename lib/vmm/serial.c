@@ -176,7 +176,7 @@ vmm_serial_create(struct hv_vm *vm, uint16_t port, unsigned int irq)
 	return s;
 }
 
-void
+size_t
 vmm_serial_input(struct vmm_serial *s, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
@@ -187,6 +187,7 @@ vmm_serial_input(struct vmm_serial *s, const void *buf, size_t len)
 		s->rx_len++;
 	}
 	serial_update_irq(s);
+	return i;
 }
 
 void

@@ -370,13 +370,16 @@ hv_vm_set_console_tap(struct hv_vm *vm, void (*tap)(void *, const void *, size_t
 	pthread_mutex_unlock(&vm->lock);
 }
 
-void
+size_t
 hv_vm_console_input(struct hv_vm *vm, const void *buf, size_t len)
 {
+	size_t n = 0;
+
 	pthread_mutex_lock(&vm->lock);
 	if (vm->serial)
-		vmm_serial_input(vm->serial, buf, len);
+		n = vmm_serial_input(vm->serial, buf, len);
 	pthread_mutex_unlock(&vm->lock);
+	return n;
 }
 
 /* ---- life cycle ---- */

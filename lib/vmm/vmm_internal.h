@@ -173,7 +173,8 @@ int vmm_boot_builtin(struct hv_vm *vm);
 
 /* serial.c */
 struct vmm_serial *vmm_serial_create(struct hv_vm *vm, uint16_t port, unsigned int irq);
-void vmm_serial_input(struct vmm_serial *s, const void *buf, size_t len);
+/* queue console input; returns the bytes taken (the FIFO holds 1 KiB) */
+size_t vmm_serial_input(struct vmm_serial *s, const void *buf, size_t len);
 void vmm_serial_free(struct vmm_serial *s);
 
 /* legacy.c: i8042 reset, port 0x80, PCI-unrelated legacy ports */

@@ -38,6 +38,14 @@ inj=$("$HVCTL" --json guest stats a | tr -d ' \t\n' | sed 's/.*"vcpu":0[^}]*"irq
 [ "${inj:-0}" -gt 0 ] || fail "stats: no irq injections on vCPU 0"
 
 g console a --no-follow | grep -q "respond: answering ARP" || fail "console"
+# console input lands in the UART's receive FIFO
+queued=$(/usr/bin/python3 -c '
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(b"{\"cmd\":\"guest.console\",\"args\":{\"input\":\"hello\\n\"}}\n")
+print(json.loads(s.makefile().readline())["result"]["queued"])' "$HV_GUEST_RUN_DIR/a.sock")
+[ "$queued" = 6 ] || fail "console input: $queued bytes queued"
 g stop a | grep -q "guest a stopped" || fail "guest stop"
 g list | grep -q "^a " && fail "guest a still listed"
 grep -q "stopped (hvctl guest stop)" "$HV_GUEST_RUN_DIR/a.log" || fail "stop reason not logged"
