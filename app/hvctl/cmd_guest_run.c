@@ -109,7 +109,10 @@ hvctl_guest_builtin_image(void)
 {
 	const char *e = getenv("HV_GUEST_IMAGE");
 
-	return e && *e ? e : HV_BUILTIN_GUEST;
+	if (e && *e)
+		return e;
+	/* the build's own image, else the installed one */
+	return access(HV_BUILTIN_GUEST, R_OK) == 0 ? HV_BUILTIN_GUEST : HV_BUILTIN_GUEST_INSTALLED;
 }
 
 int
