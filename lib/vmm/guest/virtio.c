@@ -218,7 +218,13 @@ vnet_rx(uint32_t *len)
 	barrier();
 	e = rxq.used.ring[rxq.used_seen % QSZ];
 	rxq.used_seen++;
-	/* hand the buffer back right away: we copy out what we keep */
+	/* this frame's buffer goes back on the next publish: the caller is done
+	 * with a frame when it asks for the next one */
+	/* publish what earlier calls handed back (their frames are done with) in
+	 * batches, even while frames keep coming: a long burst must not drain
+	 * the ring the backend fills */
+	if (rxq.pending >= 32)
+		vnet_rx_done();
 	rxq.avail.ring[rxq.avail_idx % QSZ] = (uint16_t)e.id;
 	rxq.avail_idx++;
 	rxq.pending++;
