@@ -40,12 +40,14 @@ kill -TERM "$pr1"; wait "$pr1"
 echo "--- 2. a stream of $N frames of $SIZE bytes"
 guest sink vm0 "ip=10.0.0.1 mode=sink count=$N size=$SIZE timeout_ms=60000"; ps=$guest_pid
 wait_line "$run/sink.log" "sink: ready" 20 || fail "sink did not start"
-guest src vm1 "ip=10.0.0.2 peer=10.0.0.1 mode=stream count=$N size=$SIZE"; pt=$guest_pid
+guest src vm1 "ip=10.0.0.2 peer=10.0.0.1 mode=stream count=$N size=$SIZE kicks=always"; pt=$guest_pid
 wait_guest "$pt" || fail "stream guest exited with $?"
 wait_guest "$ps" || fail "sink guest exited with $?"
 grep -q "sink: received $N/$N frames, $((N * SIZE)) bytes, 0 bad, 0 duplicate" "$run/sink.log" ||
 	fail "stream not received byte-exact"
 grep "^stream:" "$run/src.log"
+kicks=$(sed -n 's/^stream: .*, \([0-9]*\) kicks,.*/\1/p' "$run/src.log")
+[ "${kicks:-0}" -gt 0 ] || fail "the stream made no kick"
 grep "^sink:" "$run/sink.log"
 # userspace exits between the marks: only the closing mark's own MMIO write
 for pair in "src 1 2" "sink 3 4"; do

@@ -67,6 +67,8 @@ void vnet_tx_flush(void);
 /* frames the backend has not completed yet */
 uint32_t vnet_tx_inflight(void);
 extern uint64_t vnet_kicks;
+/* kick even when the backend says it polls (VRING_USED_F_NO_NOTIFY) */
+extern int vnet_kick_always;
 /* mask or unmask the RX queue's MSI-X vector; its PBA bit */
 void vnet_rx_vector_mask(int masked);
 int vnet_rx_vector_pending(void);

@@ -15,7 +15,8 @@
  *   mode=sink count=N size=B [timeout_ms=T]
  *                              receive and verify them byte for byte
  *
- * Each mode ends with "result: ok" or "result: FAIL ..." and the guest's exit
+ * kicks=always makes the driver kick even when the backend polls (to exercise
+ * the ioeventfd path). Each mode ends with "result: ok" or "result: FAIL ..." and the guest's exit
  * status (the VMM reports it). Marks (the VMM logs KVM statistics) bracket
  * the data phase of stream and sink.
  */
@@ -543,6 +544,7 @@ net_main(void)
 	}
 	if (arg_str("mode", mode, sizeof(mode)) == NULL)
 		memcpy(mode, "respond", 8);
+	vnet_kick_always = arg_str("kicks", buf, sizeof(buf)) != NULL && memcmp(buf, "always", 7) == 0;
 	if (vnet_init() != 0) {
 		print("result: FAIL no network device");
 		return 3;

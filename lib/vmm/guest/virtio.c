@@ -56,6 +56,7 @@ struct vq {
 
 static struct vq rxq, txq;
 uint64_t vnet_kicks;
+int vnet_kick_always;
 
 static volatile uint8_t *common;
 static volatile uint32_t *msix_entry0, *msix_pba;
@@ -80,7 +81,7 @@ static void
 kick(struct vq *q)
 {
 	mb(); /* avail->idx is visible before we read the backend's flag */
-	if (!(q->used.flags & 1)) {
+	if (vnet_kick_always || !(q->used.flags & 1)) {
 		*q->notify = q->index;
 		vnet_kicks++;
 	}
