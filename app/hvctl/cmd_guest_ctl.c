@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The control socket of a running VMM ("hvctl guest run --run-dir DIR"):
+ * DIR/NAME.sock speaks lib/ctl's JSON-lines protocol, like the switch's.
+ * Commands: guest.show, guest.stats (KVM binary statistics per vCPU),
+ * guest.console (input to the UART), guest.stop. The client verbs are in cmd_guest.c.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hv_ctl.h"
+#include "hvctl_guest.h"
+
+struct guest_ctl {
+	struct hv_vm *vm;
+	const struct hv_vm_config *cfg;
+	const char *port_socket;
+	struct hv_ctl_server *srv;
+	char path[256];
+};
+
+static struct guest_ctl ctl;
+
+static int
+cmd_show(void *opaque, const cJSON *args, cJSON **result, char *err, size_t errlen)
+{
+	struct guest_ctl *c = opaque;
+	cJSON *r = cJSON_CreateObject(), *net;
+	char buf[64];
+	uint8_t mac[6];
+
+	(void)args;
+	(void)err;
+	(void)errlen;
+	cJSON_AddStringToObject(r, "name", c->cfg->name);
+	cJSON_AddNumberToObject(r, "pid", getpid());
+	cJSON_AddStringToObject(r, "state", hv_vm_exit_reason(c->vm) ? "stopping" : "running");
+	cJSON_AddNumberToObject(r, "vcpus", c->cfg->ncpus);
+	cJSON_AddNumberToObject(r, "memory_mib", (double)(c->cfg->mem_size >> 20));
+	cJSON_AddBoolToObject(r, "hugepages", c->cfg->hugepages);
+	cJSON_AddStringToObject(r, "kernel", c->cfg->kernel);
+	cJSON_AddStringToObject(r, "cmdline", c->cfg->cmdline ? c->cfg->cmdline : "");
+	net = cJSON_AddObjectToObject(r, "net");
+	cJSON_AddStringToObject(net, "state", hv_vm_net_state(c->vm));
+	if (c->port_socket)
+		cJSON_AddStringToObject(net, "socket", c->port_socket);
+	hv_vm_net_mac(c->vm, mac);
+	snprintf(buf, sizeof(buf), "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3],
+		 mac[4], mac[5]);
+	cJSON_AddStringToObject(net, "mac", buf);
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, hv_vm_net_features(c->vm));
+	cJSON_AddStringToObject(net, "features", buf);
+	cJSON_AddNumberToObject(net, "reconnects", hv_vm_net_reconnects(c->vm));
+	*result = r;
+	return 0;
+}
+
+static int
+cmd_stats(void *opaque, const cJSON *args, cJSON **result, char *err, size_t errlen)
+{
+	struct guest_ctl *c = opaque;
+	struct hv_vm_stat s[160];
+	cJSON *arr = cJSON_CreateArray();
+	unsigned int cpu;
+	int n, i;
+
+	(void)args;
+	for (cpu = 0; cpu < hv_vm_ncpus(c->vm); cpu++) {
+		cJSON *o = cJSON_CreateObject();
+
+		n = hv_vm_vcpu_stats(c->vm, cpu, s, 160);
+		if (n < 0) {
+			snprintf(err, errlen, "guest.stats: %s", hv_vmm_error());
+			cJSON_Delete(o);
+			cJSON_Delete(arr);
+			return -1;
+		}
+		cJSON_AddNumberToObject(o, "vcpu", cpu);
+		for (i = 0; i < n; i++)
+			cJSON_AddNumberToObject(o, s[i].name, (double)s[i].value);
+		cJSON_AddItemToArray(arr, o);
+	}
+	*result = arr;
+	return 0;
+}
+
+static int
+cmd_stop(void *opaque, const cJSON *args, cJSON **result, char *err, size_t errlen)
+{
+	struct guest_ctl *c = opaque;
+
+	(void)args;
+	(void)result;
+	(void)err;
+	(void)errlen;
+	hv_vm_request_stop(c->vm, "stopped (hvctl guest stop)");
+	return 0;
+}
+
+static int
+cmd_console_input(void *opaque, const cJSON *args, cJSON **result, char *err, size_t errlen)
+{
+	static const char *const allowed[] = {"input", NULL};
+	struct guest_ctl *c = opaque;
+	const char *in;
+	cJSON *r;
+	size_t n;
+
+	if (hv_ctl_args_check(args, "guest.console", allowed, err, errlen) != 0 ||
+	    hv_ctl_arg_str(args, "guest.console", "input", true, 4096, &in, err, errlen) < 0)
+		return -1;
+	n = hv_vm_console_input(c->vm, in, strlen(in));
+	r = cJSON_CreateObject();
+	cJSON_AddNumberToObject(r, "queued", (double)n);
+	*result = r;
+	return 0;
+}
+
+static const struct hv_ctl_cmd guest_cmds[] = {
+	{"guest.console", cmd_console_input, "send {\"input\": TEXT} to the serial console"},
+	{"guest.show", cmd_show, "the guest's configuration and NIC state"},
+	{"guest.stats", cmd_stats, "KVM's binary statistics of each vCPU"},
+	{"guest.stop", cmd_stop, "stop the guest"},
+	{NULL, NULL, NULL},
+};
+
+static void
+on_ctl(void *opaque, int fd)
+{
+	(void)fd;
+	hv_ctl_server_poll(((struct guest_ctl *)opaque)->srv, 0);
+}
+
+int
+hvctl_guest_socket_path(const char *run_dir, const char *name, char *buf, size_t len)
+{
+	return snprintf(buf, len, "%s/%s.sock", run_dir, name) < (int)len ? 0 : -1;
+}
+
+int
+hvctl_guest_check_free(const char *run_dir, const char *name)
+{
+	char path[256], err[256];
+	int fd;
+
+	if (hvctl_guest_socket_path(run_dir, name, path, sizeof(path)) != 0) {
+		hvctl_err("guest %s: run directory path too long", name);
+		return -1;
+	}
+	fd = hv_ctl_connect(path, err, sizeof(err));
+	if (fd >= 0) {
+		close(fd);
+		hvctl_err("guest %s already runs (%s)", name, path);
+		return -1;
+	}
+	return 0;
+}
+
+int
+hvctl_guest_serve(struct hv_vm *vm, const struct hv_vm_config *cfg, const char *run_dir)
+{
+	char err[256];
+
+	ctl.vm = vm;
+	ctl.cfg = cfg;
+	ctl.port_socket = cfg->port_socket;
+	if (run_dir == NULL)
+		return 0;
+	if (mkdir(run_dir, 0750) != 0 && errno != EEXIST) {
+		hvctl_err("run directory %s: %s", run_dir, strerror(errno));
+		return -1;
+	}
+	hvctl_guest_socket_path(run_dir, cfg->name, ctl.path, sizeof(ctl.path));
+	ctl.srv = hv_ctl_server_create(ctl.path, HV_CTL_NO_GROUP, guest_cmds, &ctl, err,
+				       sizeof(err));
+	if (ctl.srv == NULL) {
+		hvctl_err("guest %s: control socket %s: %s", cfg->name, ctl.path, err);
+		return -1;
+	}
+	if (hv_vm_add_fd(vm, hv_ctl_server_fd(ctl.srv), on_ctl, &ctl) != 0) {
+		hvctl_err("guest %s: %s", cfg->name, hv_vmm_error());
+		return -1;
+	}
+	return 0;
+}
+
+void
+hvctl_guest_unserve(struct hv_vm *vm)
+{
+	if (ctl.srv) {
+		hv_vm_del_fd(vm, hv_ctl_server_fd(ctl.srv));
+		hv_ctl_server_destroy(ctl.srv);
+		ctl.srv = NULL;
+	}
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* hvctl guest: the VMM verbs (cmd_guest*.c), shared helpers. */
+#ifndef HVCTL_GUEST_H
+#define HVCTL_GUEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hv_vmm.h"
+#include "hvctl.h"
+
+/** Where hvswitch's port sockets are by default. */
+#define HV_GUEST_SWITCH_DIR "/run/hvswitch"
+
+int hvctl_guest_cmd_run(struct hvctl *h, int argc, char **argv);
+/** "64M", "1G", "65536K", a bare number is MiB. 0 or -1. */
+int hvctl_guest_parse_mem(const char *s, uint64_t *out);
+int hvctl_guest_parse_mac(const char *s, uint8_t mac[6]);
+/** The built-in guest image ($HV_GUEST_IMAGE or the build's). */
+const char *hvctl_guest_builtin_image(void);
+
+/** Default run directory of guests ($HV_GUEST_RUN_DIR overrides it). */
+#define HV_GUEST_RUN_DIR "/run/hvswitch/guests"
+/** The run directory: $HV_GUEST_RUN_DIR or HV_GUEST_RUN_DIR. */
+const char *hvctl_guest_run_dir(void);
+
+/** Control socket of a running VMM (cmd_guest_ctl.c), in run_dir (NULL: none). 0 or -1. */
+int hvctl_guest_serve(struct hv_vm *vm, const struct hv_vm_config *cfg, const char *run_dir);
+void hvctl_guest_unserve(struct hv_vm *vm);
+/** DIR/NAME.sock; 0 or -1 when too long. */
+int hvctl_guest_socket_path(const char *run_dir, const char *name, char *buf, size_t len);
+/** 0 when no guest NAME answers in run_dir, else -1 (printed). */
+int hvctl_guest_check_free(const char *run_dir, const char *name);
+
+#endif

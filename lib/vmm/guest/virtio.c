@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The built-in guest's virtio-net driver (virtio 1.x over PCI, modern), all at
+ * CPL3: the device is found through the ECAM window, configured through its
+ * BAR (each access an exit: set-up only), and then driven through guest
+ * memory alone plus notify writes, which KVM turns into eventfd signals
+ * without leaving the kernel. RX completions raise MSI-X vector 0 (stub in
+ * entry.S); TX completions are polled.
+ */
+#include "guest.h"
+
+#define QSZ 512
+#define BUF_SIZE 2048
+#define HDR_LEN 12 /* virtio_net_hdr with VERSION_1 */
+
+#define VIRTIO_F_VERSION_1 (1ull << 32)
+#define VIRTIO_NET_F_MAC (1ull << 5)
+
+struct vring_desc {
+	uint64_t addr;
+	uint32_t len;
+	uint16_t flags;
+	uint16_t next;
+};
+
+struct vring_avail {
+	uint16_t flags;
+	uint16_t idx;
+	uint16_t ring[QSZ];
+	uint16_t used_event;
+};
+
+struct vring_used_elem {
+	uint32_t id;
+	uint32_t len;
+};
+
+struct vring_used {
+	uint16_t flags;
+	uint16_t idx;
+	struct vring_used_elem ring[QSZ];
+	uint16_t avail_event;
+};
+
+struct vq {
+	struct vring_desc desc[QSZ] __attribute__((aligned(4096)));
+	struct vring_avail avail __attribute__((aligned(4096)));
+	struct vring_used used __attribute__((aligned(4096)));
+	uint8_t buf[QSZ][BUF_SIZE] __attribute__((aligned(4096)));
+	volatile uint16_t *notify;
+	uint16_t avail_idx; /* next avail slot we fill */
+	uint16_t used_seen; /* used entries we consumed */
+	uint16_t index;
+	uint16_t pending;   /* posted but not kicked */
+};
+
+static struct vq rxq, txq;
+uint64_t vnet_kicks;
+int vnet_kick_always;
+
+static volatile uint8_t *common;
+static volatile uint32_t *msix_entry0, *msix_pba;
+
+static uint32_t
+ecam32(uint32_t off)
+{
+	return *(volatile uint32_t *)(info->ecam_base + ((uint64_t)info->virtio_bdf << 12) + off);
+}
+
+static void
+ecam_write16(uint32_t off, uint16_t v)
+{
+	*(volatile uint16_t *)(info->ecam_base + ((uint64_t)info->virtio_bdf << 12) + off) = v;
+}
+
+#define CC8(o) (*(volatile uint8_t *)(common + (o)))
+#define CC16(o) (*(volatile uint16_t *)(common + (o)))
+#define CC32(o) (*(volatile uint32_t *)(common + (o)))
+
+static void
+kick(struct vq *q)
+{
+	mb(); /* avail->idx is visible before we read the backend's flag */
+	if (vnet_kick_always || !(q->used.flags & 1)) {
+		*q->notify = q->index;
+		vnet_kicks++;
+	}
+	q->pending = 0;
+}
+
+static int
+setup_queue(struct vq *q, uint16_t index, uint16_t vector, uint64_t notify_base,
+	    uint32_t notify_mult)
+{
+	uint64_t a;
+
+	q->index = index;
+	CC16(0x16) = index;
+	CC16(0x18) = QSZ;
+	if (CC16(0x18) != QSZ)
+		return -1;
+	CC16(0x1a) = vector;
+	if (CC16(0x1a) != vector)
+		return -2;
+	a = (uint64_t)q->desc;
+	CC32(0x20) = (uint32_t)a;
+	CC32(0x24) = (uint32_t)(a >> 32);
+	a = (uint64_t)&q->avail;
+	CC32(0x28) = (uint32_t)a;
+	CC32(0x2c) = (uint32_t)(a >> 32);
+	a = (uint64_t)&q->used;
+	CC32(0x30) = (uint32_t)a;
+	CC32(0x34) = (uint32_t)(a >> 32);
+	q->notify = (volatile uint16_t *)(notify_base + (uint64_t)CC16(0x1e) * notify_mult);
+	CC16(0x1c) = 1;
+	return 0;
+}
+
+int
+vnet_init(void)
+{
+	uint64_t bar, common_off = 0, notify_off = 0, msix_table = 0, feat;
+	uint32_t notify_mult = 0, id;
+	uint16_t msix_cap = 0;
+	uint8_t ptr;
+	unsigned int i;
+	int rc;
+
+	if (info->virtio_bar == 0)
+		return -1;
+	id = ecam32(0);
+	if (id != (0x1041u << 16 | 0x1af4u)) {
+		print("virtio: no virtio-net at %x (id %x)", info->virtio_bdf, id);
+		return -1;
+	}
+	bar = ecam32(0x10) & ~0xfu;
+	/* walk the capabilities for the virtio structures and MSI-X */
+	for (ptr = (uint8_t)ecam32(0x34); ptr; ptr = (uint8_t)(ecam32(ptr) >> 8)) {
+		uint32_t w0 = ecam32(ptr), w1 = ecam32(ptr + 4u), off = ecam32(ptr + 8u);
+		uint8_t cap = (uint8_t)w0, type = (uint8_t)(w0 >> 24);
+
+		if (cap == 0x11) {
+			msix_cap = ptr;
+			msix_table = bar + (w1 & ~7u);
+			msix_pba = (volatile uint32_t *)(bar + (off & ~7u));
+		} else if (cap == 0x09 && type == 1) {
+			common_off = off;
+		} else if (cap == 0x09 && type == 2) {
+			notify_off = off;
+			notify_mult = ecam32(ptr + 16u);
+		}
+	}
+	if (!msix_cap || !notify_mult) {
+		print("virtio: capabilities missing");
+		return -1;
+	}
+	common = (volatile uint8_t *)(bar + common_off);
+	msix_entry0 = (volatile uint32_t *)msix_table;
+
+	/* MSI-X: vector 0 -> VEC_RX on the boot CPU, unmasked; then enable */
+	*(volatile uint32_t *)(msix_table + 0) = (uint32_t)HV_GUEST_LAPIC_BASE;
+	*(volatile uint32_t *)(msix_table + 4) = 0;
+	*(volatile uint32_t *)(msix_table + 8) = VEC_RX;
+	*(volatile uint32_t *)(msix_table + 12) = 0;
+	ecam_write16(msix_cap + 2u, 0x8000);
+
+	CC8(0x14) = 0;
+	CC8(0x14) = 1 | 2; /* ACKNOWLEDGE, DRIVER */
+	CC32(0x00) = 0;
+	feat = CC32(0x04);
+	CC32(0x00) = 1;
+	feat |= (uint64_t)CC32(0x04) << 32;
+	if (!(feat & VIRTIO_F_VERSION_1)) {
+		print("virtio: device is not modern (features %lx)", feat);
+		return -1;
+	}
+	feat &= VIRTIO_F_VERSION_1 | VIRTIO_NET_F_MAC;
+	CC32(0x08) = 0;
+	CC32(0x0c) = (uint32_t)feat;
+	CC32(0x08) = 1;
+	CC32(0x0c) = (uint32_t)(feat >> 32);
+	CC8(0x14) = 1 | 2 | 8;
+	if (!(CC8(0x14) & 8)) {
+		print("virtio: features refused");
+		return -1;
+	}
+	rc = setup_queue(&rxq, 0, 0, bar + notify_off, notify_mult);
+	if (rc == 0)
+		rc = setup_queue(&txq, 1, 0xffff, bar + notify_off, notify_mult);
+	if (rc != 0) {
+		print("virtio: queue set-up failed (%d)", rc);
+		return -1;
+	}
+	txq.avail.flags = 1; /* no TX interrupts: we poll */
+	for (i = 0; i < QSZ; i++) {
+		rxq.desc[i] = (struct vring_desc){(uint64_t)rxq.buf[i], BUF_SIZE, 2, 0};
+		rxq.avail.ring[i] = (uint16_t)i;
+		txq.desc[i] = (struct vring_desc){(uint64_t)txq.buf[i], 0, 0, 0};
+	}
+	rxq.avail_idx = QSZ;
+	barrier();
+	rxq.avail.idx = QSZ;
+	CC8(0x14) = 1 | 2 | 8 | 4; /* DRIVER_OK */
+	if (CC8(0x14) & 0x40) {
+		print("virtio: device needs reset (backend refused the rings)");
+		return -1;
+	}
+	kick(&rxq);
+	return 0;
+}
+
+uint8_t *
+vnet_rx(uint32_t *len)
+{
+	struct vring_used_elem e;
+
+	if (rxq.used_seen == *(volatile uint16_t *)&rxq.used.idx)
+		return NULL;
+	barrier();
+	e = rxq.used.ring[rxq.used_seen % QSZ];
+	rxq.used_seen++;
+	/* this frame's buffer goes back on the next publish: the caller is done
+	 * with a frame when it asks for the next one */
+	/* publish what earlier calls handed back (their frames are done with) in
+	 * batches, even while frames keep coming: a long burst must not drain
+	 * the ring the backend fills */
+	if (rxq.pending >= 32)
+		vnet_rx_done();
+	rxq.avail.ring[rxq.avail_idx % QSZ] = (uint16_t)e.id;
+	rxq.avail_idx++;
+	rxq.pending++;
+	if (e.id >= QSZ || e.len < HDR_LEN || e.len > BUF_SIZE) {
+		*len = 0;
+		return rxq.buf[0] + HDR_LEN;
+	}
+	*len = e.len - HDR_LEN;
+	return rxq.buf[e.id] + HDR_LEN;
+}
+
+void
+vnet_rx_done(void)
+{
+	if (rxq.pending == 0)
+		return;
+	barrier();
+	*(volatile uint16_t *)&rxq.avail.idx = rxq.avail_idx;
+	kick(&rxq);
+}
+
+uint32_t
+vnet_tx_inflight(void)
+{
+	return (uint16_t)(txq.avail_idx - *(volatile uint16_t *)&txq.used.idx);
+}
+
+uint8_t *
+vnet_tx_buf(void)
+{
+	uint8_t *b;
+
+	if (vnet_tx_inflight() >= QSZ)
+		return NULL;
+	b = txq.buf[txq.avail_idx % QSZ];
+	memset(b, 0, HDR_LEN);
+	return b + HDR_LEN;
+}
+
+void
+vnet_tx_commit(uint32_t len)
+{
+	uint16_t slot = txq.avail_idx % QSZ;
+
+	txq.desc[slot].len = len + HDR_LEN;
+	txq.avail.ring[slot] = slot;
+	txq.avail_idx++;
+	txq.pending++;
+	barrier();
+	*(volatile uint16_t *)&txq.avail.idx = txq.avail_idx;
+	if (txq.pending >= 32)
+		kick(&txq);
+}
+
+void
+vnet_tx_flush(void)
+{
+	if (txq.pending)
+		kick(&txq);
+}
+
+void
+vnet_rx_vector_mask(int masked)
+{
+	msix_entry0[3] = masked ? 1 : 0;
+}
+
+void
+vnet_rx_vector_retarget(uint32_t vector)
+{
+	msix_entry0[2] = vector;
+}
+
+int
+vnet_rx_vector_pending(void)
+{
+	return (int)(msix_pba[0] & 1);
+}
