@@ -250,7 +250,7 @@ switch_run(const char *mode, double seconds)
 	struct rte_ether_addr a, b;
 	struct rte_mbuf *tmpl, *tx[BURST], *learn;
 	uint64_t bytes = 0, frames = 0, t0, t_end, warm_end, window;
-	uint64_t total_tx = 0, total_rx = 0; /* frames sent, frames (or segments) received */
+	uint64_t total_tx = 0; /* frames sent */
 	uint64_t total_rx_frames = 0, rx_units = 0; /* received, in sent frames */
 	uint64_t last_rx = 0;
 	uint32_t len, per_frame;
@@ -308,7 +308,6 @@ switch_run(const char *mode, double seconds)
 		do {
 			got = frames;
 			bytes += drain(1, &frames);
-			total_rx += frames - got;
 			rx_units += frames - got;
 			if (frames != got)
 				last_rx = now;
