@@ -475,12 +475,22 @@ START_TEST(rearm_race_no_outliers)
 
 	start_pair("0");
 	srand(42);
-	p99_off = race(1000, "0");
-	cJSON_Delete(hvsw_ok(&D, "port.set", "{\"name\":\"b\",\"rxmod\":1000}"));
-	p99_on = race(1000, "1000");
-	/* the machine's own noise is what p99 without a window shows: allow it once more */
-	ck_assert_msg(p99_on <= 2 * p99_off + 1000 + 2000,
-		      "p99 %.1f us with the window, %.1f without", p99_on, p99_off);
+	/*
+	 * Noise only ever adds latency, so one attempt within the bound shows
+	 * the policy holds; the bug this looks for (an interrupt waiting for a
+	 * later frame) fails every attempt. A loaded CI host gets three.
+	 */
+	for (int attempt = 0;; attempt++) {
+		cJSON_Delete(hvsw_ok(&D, "port.set", "{\"name\":\"b\",\"rxmod\":0}"));
+		p99_off = race(1000, "0");
+		cJSON_Delete(hvsw_ok(&D, "port.set", "{\"name\":\"b\",\"rxmod\":1000}"));
+		p99_on = race(1000, "1000");
+		/* the machine's own noise is what p99 without a window shows: allow it once more */
+		if (p99_on <= 2 * p99_off + 1000 + 2000)
+			break;
+		ck_assert_msg(attempt < 2, "p99 %.1f us with the window, %.1f without", p99_on,
+			      p99_off);
+	}
 	ck_assert(b_ring("irqs_held") > 0);
 	ck_assert(wait_irqs_match(T));
 }
