@@ -445,5 +445,11 @@ hvctl_cmd_guest(struct hvctl *h, int argc, char **argv)
 		{NULL, NULL, NULL},
 	};
 
+	/* every verb answers --help; run has its own, longer one */
+	if (argc >= 3 && strcmp(argv[1], "run") != 0 &&
+	    (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+		fputs(guest_usage, stdout);
+		return 0;
+	}
 	return hvctl_dispatch(h, "guest", verbs, guest_usage, argc, argv);
 }
