@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "acpi.h"
+#include "le_bytes.h"
 
 #define HDR_LEN 36
 #define RSDP_LEN 36
@@ -15,56 +16,25 @@
 #define IOAPIC_ADDR 0xfec00000u
 #define LAPIC_ADDR 0xfee00000u
 
-static void
-put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)v);
-	put16(p + 2, (uint16_t)(v >> 16));
-}
-
-static void
-put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)v);
-	put32(p + 4, (uint32_t)(v >> 32));
-}
-
-static uint8_t
-checksum(const uint8_t *p, size_t n)
-{
-	uint8_t s = 0;
-
-	while (n--)
-		s = (uint8_t)(s + *p++);
-	return (uint8_t)-s;
-}
-
 /* A system description table header; the checksum is set by finish(). */
 static void
 header(uint8_t *t, const char *sig, uint32_t len, uint8_t rev)
 {
 	memcpy(t, sig, 4);
-	put32(t + 4, len);
+	le_put32(t + 4, len);
 	t[8] = rev;
 	memcpy(t + 10, "HVSWCH", 6);
 	memcpy(t + 16, "HVVMM   ", 8);
-	put32(t + 24, 1);
+	le_put32(t + 24, 1);
 	memcpy(t + 28, "HVSW", 4);
-	put32(t + 32, 1);
+	le_put32(t + 32, 1);
 }
 
 static void
 finish(uint8_t *t, uint32_t len)
 {
 	t[9] = 0;
-	t[9] = checksum(t, len);
+	t[9] = table_checksum(t, len);
 }
 
 size_t
@@ -83,23 +53,23 @@ acpi_build(uint8_t *buf, size_t len, uint32_t base, unsigned int ncpus)
 	memcpy(rsdp, "RSD PTR ", 8);
 	memcpy(rsdp + 9, "HVSWCH", 6);
 	rsdp[15] = 2;
-	put32(rsdp + 20, RSDP_LEN);
-	put64(rsdp + 24, base + XSDT_OFF);
-	rsdp[8] = checksum(rsdp, 20);
-	rsdp[32] = checksum(rsdp, RSDP_LEN);
+	le_put32(rsdp + 20, RSDP_LEN);
+	le_put64(rsdp + 24, base + XSDT_OFF);
+	rsdp[8] = table_checksum(rsdp, 20);
+	rsdp[32] = table_checksum(rsdp, RSDP_LEN);
 
 	/* XSDT: the FADT and the MADT */
 	header(xsdt, "XSDT", HDR_LEN + 16, 1);
-	put64(xsdt + HDR_LEN, base + FADT_OFF);
-	put64(xsdt + HDR_LEN + 8, base + MADT_OFF);
+	le_put64(xsdt + HDR_LEN, base + FADT_OFF);
+	le_put64(xsdt + HDR_LEN + 8, base + MADT_OFF);
 	finish(xsdt, HDR_LEN + 16);
 
 	/* FADT: hardware-reduced (no PM timer, no SCI, no legacy PM blocks) */
 	header(fadt, "FACP", FADT_LEN, 6);
-	put32(fadt + 40, base + DSDT_OFF);       /* DSDT */
-	put32(fadt + 112, FADT_F_HW_REDUCED_ACPI); /* Flags */
+	le_put32(fadt + 40, base + DSDT_OFF);       /* DSDT */
+	le_put32(fadt + 112, FADT_F_HW_REDUCED_ACPI); /* Flags */
 	fadt[131] = 5;                           /* minor version: 6.5 */
-	put64(fadt + 140, base + DSDT_OFF);      /* X_DSDT */
+	le_put64(fadt + 140, base + DSDT_OFF);      /* X_DSDT */
 	memcpy(fadt + 268, "HVSWITCH", 8);       /* hypervisor vendor identity */
 	finish(fadt, FADT_LEN);
 
@@ -109,21 +79,21 @@ acpi_build(uint8_t *buf, size_t len, uint32_t base, unsigned int ncpus)
 
 	/* MADT: the LAPICs, the IOAPIC (GSI 0..23 = its pins: KVM's routing), NMI on LINT1 */
 	header(madt, "APIC", madt_len, 5);
-	put32(madt + HDR_LEN, LAPIC_ADDR);
-	put32(madt + HDR_LEN + 4, 1); /* PCAT_COMPAT: there are 8259s too */
+	le_put32(madt + HDR_LEN, LAPIC_ADDR);
+	le_put32(madt + HDR_LEN + 4, 1); /* PCAT_COMPAT: there are 8259s too */
 	p = madt + HDR_LEN + 8;
 	for (i = 0; i < ncpus; i++, p += 8) {
 		p[0] = 0; /* processor local APIC */
 		p[1] = 8;
 		p[2] = (uint8_t)i; /* processor UID */
 		p[3] = (uint8_t)i; /* APIC id */
-		put32(p + 4, 1);   /* enabled */
+		le_put32(p + 4, 1);   /* enabled */
 	}
 	p[0] = 1; /* I/O APIC */
 	p[1] = 12;
 	p[2] = (uint8_t)ncpus;
-	put32(p + 4, IOAPIC_ADDR);
-	put32(p + 8, 0);
+	le_put32(p + 4, IOAPIC_ADDR);
+	le_put32(p + 8, 0);
 	p += 12;
 	p[0] = 4; /* local APIC NMI: every processor, LINT1 */
 	p[1] = 6;

@@ -3,35 +3,12 @@
 #include <string.h>
 
 #include "mptable.h"
+#include "le_bytes.h"
 
 #define MPC_HDR_LEN 44
 #define MPC_CPU_LEN 20
 #define MPC_SHORT_LEN 8
 #define ISA_IRQS 16
-
-static void
-put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)v);
-	put16(p + 2, (uint16_t)(v >> 16));
-}
-
-static uint8_t
-checksum(const uint8_t *p, size_t n)
-{
-	uint8_t s = 0;
-
-	while (n--)
-		s = (uint8_t)(s + *p++);
-	return (uint8_t)-s;
-}
 
 size_t
 mptable_build(uint8_t *buf, size_t len, uint32_t base, unsigned int ncpus)
@@ -46,24 +23,24 @@ mptable_build(uint8_t *buf, size_t len, uint32_t base, unsigned int ncpus)
 	memset(buf, 0, 16 + cfg_len);
 	/* floating pointer */
 	memcpy(fp, "_MP_", 4);
-	put32(fp + 4, base + 16);
+	le_put32(fp + 4, base + 16);
 	fp[8] = 1;  /* length in 16-byte units */
 	fp[9] = 4;  /* spec 1.4 */
 	/* config table */
 	memcpy(mpc, "PCMP", 4);
-	put16(mpc + 4, (uint16_t)cfg_len);
+	le_put16(mpc + 4, (uint16_t)cfg_len);
 	mpc[6] = 4;
 	memcpy(mpc + 8, "HVSWITCH", 8);
 	memcpy(mpc + 16, "HVVMM       ", 12);
-	put32(mpc + 36, MPTABLE_LAPIC_ADDR);
+	le_put32(mpc + 36, MPTABLE_LAPIC_ADDR);
 	p = mpc + MPC_HDR_LEN;
 	for (i = 0; i < ncpus; i++, p += MPC_CPU_LEN, entries++) {
 		p[0] = 0;                   /* processor */
 		p[1] = (uint8_t)i;          /* LAPIC id */
 		p[2] = 0x14;                /* LAPIC version */
 		p[3] = 1 | (i == 0 ? 2 : 0); /* enabled, BSP */
-		put32(p + 4, 0x600);        /* signature: family 6 */
-		put32(p + 8, 0x201);        /* features: FPU, APIC */
+		le_put32(p + 4, 0x600);        /* signature: family 6 */
+		le_put32(p + 8, 0x201);        /* features: FPU, APIC */
 	}
 	p[0] = 1; /* bus 0: ISA */
 	p[1] = 0;
@@ -74,7 +51,7 @@ mptable_build(uint8_t *buf, size_t len, uint32_t base, unsigned int ncpus)
 	p[1] = (uint8_t)ncpus;
 	p[2] = 0x11;
 	p[3] = 1; /* enabled */
-	put32(p + 4, MPTABLE_IOAPIC_ADDR);
+	le_put32(p + 4, MPTABLE_IOAPIC_ADDR);
 	p += MPC_SHORT_LEN;
 	entries++;
 	for (i = 0; i < ISA_IRQS; i++, p += MPC_SHORT_LEN, entries++) {
@@ -91,8 +68,8 @@ mptable_build(uint8_t *buf, size_t len, uint32_t base, unsigned int ncpus)
 		p[6] = 0xff;               /* every LAPIC */
 		p[7] = (uint8_t)i;
 	}
-	put16(mpc + 34, (uint16_t)entries);
-	mpc[7] = checksum(mpc, cfg_len);
-	fp[10] = checksum(fp, 16);
+	le_put16(mpc + 34, (uint16_t)entries);
+	mpc[7] = table_checksum(mpc, cfg_len);
+	fp[10] = table_checksum(fp, 16);
 	return 16 + cfg_len;
 }

@@ -3,40 +3,22 @@
  * capability list (see pci.h). */
 #include <string.h>
 
+#include "le_bytes.h"
 #include "pci.h"
-static void
-put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)v);
-	put16(p + 2, (uint16_t)(v >> 16));
-}
-
-static uint32_t
-get32(const uint8_t *p)
-{
-	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 void
 vmm_pci_dev_init(struct vmm_pci_dev *d, uint16_t vendor, uint16_t device, uint32_t class_code,
 		 uint8_t revision, uint16_t subsys_vendor, uint16_t subsys)
 {
 	memset(d, 0, sizeof(*d));
-	put16(d->cfg + 0x00, vendor);
-	put16(d->cfg + 0x02, device);
+	le_put16(d->cfg + 0x00, vendor);
+	le_put16(d->cfg + 0x02, device);
 	d->cfg[0x08] = revision;
 	d->cfg[0x09] = (uint8_t)class_code;
 	d->cfg[0x0a] = (uint8_t)(class_code >> 8);
 	d->cfg[0x0b] = (uint8_t)(class_code >> 16);
-	put16(d->cfg + 0x2c, subsys_vendor);
-	put16(d->cfg + 0x2e, subsys);
+	le_put16(d->cfg + 0x2c, subsys_vendor);
+	le_put16(d->cfg + 0x2e, subsys);
 	d->cfg[0x3d] = 1; /* INTA#, though MSI-X is what we deliver */
 	d->cap_end = PCI_CAP_START;
 }
@@ -65,13 +47,13 @@ void
 vmm_pci_set_bar(struct vmm_pci_dev *d, unsigned int bar, uint32_t addr, uint32_t size)
 {
 	d->bar_size[bar] = size;
-	put32(d->cfg + 0x10 + 4 * bar, addr & ~(size - 1));
+	le_put32(d->cfg + 0x10 + 4 * bar, addr & ~(size - 1));
 }
 
 uint64_t
 vmm_pci_bar_addr(const struct vmm_pci_dev *d, unsigned int bar)
 {
-	return get32(d->cfg + 0x10 + 4 * bar) & ~0xfu;
+	return le_get32(d->cfg + 0x10 + 4 * bar) & ~0xfu;
 }
 
 uint32_t
@@ -95,10 +77,10 @@ bar_write(struct vmm_pci_dev *d, unsigned int bar, uint32_t val)
 	uint32_t size = d->bar_size[bar];
 
 	if (size == 0) {
-		put32(d->cfg + 0x10 + 4 * bar, 0);
+		le_put32(d->cfg + 0x10 + 4 * bar, 0);
 		return;
 	}
-	put32(d->cfg + 0x10 + 4 * bar, val & ~(size - 1));
+	le_put32(d->cfg + 0x10 + 4 * bar, val & ~(size - 1));
 	if (val != 0xffffffff && vmm_pci_bar_addr(d, bar) != old && d->ops && d->ops->bar_moved)
 		d->ops->bar_moved(d->opaque, bar, old, vmm_pci_bar_addr(d, bar));
 }
@@ -114,7 +96,7 @@ vmm_pci_cfg_write(struct vmm_pci_dev *d, uint32_t off, uint32_t val, uint32_t le
 		unsigned int bar = (off - 0x10) / 4;
 		uint32_t shift = 8 * ((off - 0x10) % 4);
 		uint32_t mask = len == 4 ? 0xffffffff : ((1u << (8 * len)) - 1) << shift;
-		uint32_t cur = get32(d->cfg + 0x10 + 4 * bar);
+		uint32_t cur = le_get32(d->cfg + 0x10 + 4 * bar);
 
 		bar_write(d, bar, (cur & ~mask) | ((val << shift) & mask));
 		return;
