@@ -124,6 +124,22 @@ prefetch_chains(const struct hv_vhost_port *port, const struct hv_vring *vr, uin
 		prefetch_chain(port, vr, (uint16_t)(idx + i), for_write);
 }
 
+/*
+ * Ask for the used-ring lines the next @n entries from @idx will go to: the
+ * guest reads them on its core, and a store that has to fetch its line holds
+ * up every store behind it.
+ */
+static inline void
+prefetch_used(const struct hv_vring *vr, uint16_t idx, uint16_t n)
+{
+	const uint16_t per_line = RTE_CACHE_LINE_SIZE / sizeof(struct vring_used_elem);
+
+	for (uint16_t i = 0; i < n; i += per_line)
+		prefetch_for_write(&vr->used->ring[(uint16_t)(idx + i) & vr->mask]);
+	if (n > 0)
+		prefetch_for_write(&vr->used->ring[(uint16_t)(idx + n - 1) & vr->mask]);
+}
+
 /* Frames the guest made available since we last looked; UINT32_MAX if it lied. */
 static inline uint32_t
 avail_count(struct hv_vhost_port *port, struct hv_vring *vr)
@@ -456,6 +472,7 @@ hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 		goto out;
 	}
 	prefetch_chains(port, vr, vr->last_avail_idx, n, false);
+	prefetch_used(vr, vr->last_used_idx, n);
 	for (uint16_t i = 0; i < RTE_MIN(n, (uint16_t)PREFETCH_AHEAD); i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (uint16_t i = 0; i < n; i++) {
@@ -734,6 +751,7 @@ hv_vhost_tx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 	pos.end = vr->last_avail_idx + avail;
 	/* a 64 KiB frame may take many buffers; the common case takes one each */
 	prefetch_chains(port, vr, pos.avail, (uint16_t)RTE_MIN((uint32_t)n, avail), true);
+	prefetch_used(vr, pos.used, (uint16_t)RTE_MIN((uint32_t)n, avail));
 	for (i = 0; i < RTE_MIN(n, (uint16_t)PREFETCH_AHEAD); i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (i = 0; i < n; i++) {
