@@ -34,7 +34,7 @@ static const char port_usage[] =
 	"  --pmd N     poll the port's queues on PMD N instead of round-robin\n"
 	"  --features  virtio features offered on a vhost-user port (default:\n"
 	"              mrg_rxbuf,indirect_desc,event_idx,mq,csum,guest_csum,\n"
-	"              host_tso4,host_tso6,guest_tso4,guest_tso6)\n"
+	"              host_tso4,host_tso6,guest_tso4,guest_tso6,in_order)\n"
 	"  --rxmod     guest interrupt moderation window in microseconds (default 100,\n"
 	"              0 = off) or 'adaptive'; Q:VALUE overrides it for queue Q\n";
 

@@ -38,6 +38,7 @@ static const struct {
 	{"host_tso6", HV_VHOST_F_HOST_TSO6},
 	{"guest_tso4", HV_VHOST_F_GUEST_TSO4},
 	{"guest_tso6", HV_VHOST_F_GUEST_TSO6},
+	{"in_order", HV_VHOST_F_IN_ORDER},
 };
 
 /* "mrg_rxbuf,event_idx" -> feature bits; -1 on an unknown name. */
@@ -57,7 +58,7 @@ features_parse(const char *list, const char *cmd, uint64_t *out, char *err, size
 		if (i == RTE_DIM(feature_names)) {
 			snprintf(err, errlen, "%s: unknown feature '%s' (known: mrg_rxbuf, "
 				 "indirect_desc, event_idx, mq, csum, guest_csum, host_tso4, "
-				 "host_tso6, guest_tso4, guest_tso6)", cmd, tok);
+				 "host_tso6, guest_tso4, guest_tso6, in_order)", cmd, tok);
 			return -1;
 		}
 		*out |= feature_names[i].bit;

@@ -44,13 +44,14 @@ extern "C" {
 #define HV_VHOST_F_INDIRECT_DESC (UINT64_C(1) << 28)
 #define HV_VHOST_F_EVENT_IDX (UINT64_C(1) << 29)
 #define HV_VHOST_F_VERSION_1 (UINT64_C(1) << 32)
+#define HV_VHOST_F_IN_ORDER (UINT64_C(1) << 35)
 
 /** Every feature bit the driver can negotiate. */
 #define HV_VHOST_FEATURES_SUPPORTED                                           \
 	(HV_VHOST_F_CSUM | HV_VHOST_F_GUEST_CSUM | HV_VHOST_F_GUEST_TSO4 |     \
 	 HV_VHOST_F_GUEST_TSO6 | HV_VHOST_F_HOST_TSO4 | HV_VHOST_F_HOST_TSO6 | \
 	 HV_VHOST_F_MRG_RXBUF | HV_VHOST_F_MQ | HV_VHOST_F_INDIRECT_DESC |     \
-	 HV_VHOST_F_EVENT_IDX | HV_VHOST_F_VERSION_1)
+	 HV_VHOST_F_EVENT_IDX | HV_VHOST_F_VERSION_1 | HV_VHOST_F_IN_ORDER)
 
 /**
  * Offered when a port's configuration leaves features at 0: everything the

@@ -371,6 +371,8 @@ hv_vhost_init(void)
 		return rc;
 	hv_vhost_vnet_hdr_offset = hv_offload_hdr_offset;
 	hv_vhost_vnet_hdr_flag = hv_offload_hdr_flag;
+	if (vhost_asym_fence_setup() != 0)
+		HV_LOG(INFO, "vhost: no expedited membarrier; the data path fences on every burst");
 	ctl.epfd = epoll_create1(EPOLL_CLOEXEC);
 	ctl.wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (ctl.epfd < 0 || ctl.wakefd < 0 || ep_add(ctl.wakefd, EV_WAKE) != 0) {

@@ -4,8 +4,10 @@
  * rings, and the handshake with the data path (see doc/architecture.rst).
  */
 #include <inttypes.h>
+#include <linux/membarrier.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "vhost_internal.h"
@@ -20,12 +22,38 @@ vhost_close_fd(int *fd)
 
 /* ---- ring state transitions (control side) ---- */
 
+bool hv_vhost_asym_fence;
+
 void
-vring_pause(struct hv_vring *vr)
+vring_heavy_fence(void)
 {
-	__atomic_store_n(&vr->ready, 0, __ATOMIC_RELAXED);
-	/* Pairs with the fence in vring_enter(): either it sees ready == 0 or we see busy. */
+	/*
+	 * Every running thread of the process passes a full barrier before this
+	 * returns: a polling thread either stored busy before it, so we see it,
+	 * or loads ready after it, so it sees 0.
+	 */
+	if (hv_vhost_asym_fence &&
+	    syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+		return;
+	/* unreachable once registered (the command cannot fail then); kept safe */
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+int
+vhost_asym_fence_setup(void)
+{
+	long cmds = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+
+	if (cmds < 0 || !(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) ||
+	    syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0)
+		return -1; /* the data path keeps its own fence */
+	__atomic_store_n(&hv_vhost_asym_fence, true, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static void
+vring_wait_idle(struct hv_vring *vr)
+{
 	while (__atomic_load_n(&vr->busy, __ATOMIC_ACQUIRE))
 		rte_pause();
 	/* interrupts owed to the ring as it was are not to be delivered */
@@ -33,10 +61,23 @@ vring_pause(struct hv_vring *vr)
 }
 
 void
+vring_pause(struct hv_vring *vr)
+{
+	__atomic_store_n(&vr->ready, 0, __ATOMIC_RELAXED);
+	/* Pairs with the fence in vring_enter(): either it sees ready == 0 or we see busy. */
+	vring_heavy_fence();
+	vring_wait_idle(vr);
+}
+
+void
 vhost_dev_pause_all(struct hv_vhost_port *port)
 {
+	/* one fence for all rings: membarrier interrupts every core the process runs on */
 	for (unsigned int i = 0; i < HV_VHOST_MAX_VRINGS; i++)
-		vring_pause(&port->vr[i]);
+		__atomic_store_n(&port->vr[i].ready, 0, __ATOMIC_RELAXED);
+	vring_heavy_fence();
+	for (unsigned int i = 0; i < HV_VHOST_MAX_VRINGS; i++)
+		vring_wait_idle(&port->vr[i]);
 }
 
 void
@@ -133,6 +174,7 @@ vhost_dev_set_features(struct hv_vhost_port *port, uint64_t features)
 	port->mrg_rxbuf = !!(features & HV_VHOST_F_MRG_RXBUF);
 	port->event_idx = !!(features & HV_VHOST_F_EVENT_IDX);
 	port->indirect = !!(features & HV_VHOST_F_INDIRECT_DESC);
+	port->in_order = !!(features & HV_VHOST_F_IN_ORDER);
 }
 
 void

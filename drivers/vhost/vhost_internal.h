@@ -80,6 +80,7 @@ struct hv_vhost_port {
 	bool mrg_rxbuf;
 	bool event_idx;
 	bool indirect;
+	bool in_order; /* VIRTIO_F_IN_ORDER: one used entry per TX burst */
 	hv_vhost_irq_hook_t *irq_hook;
 	void *irq_ctx;
 	struct hv_mem mem;
@@ -101,6 +102,29 @@ struct hv_vhost_port {
 
 /* ---- data path entry and exit: the handshake with the control thread ---- */
 
+/*
+ * Set once by hv_vhost_init() when the kernel offers process-wide expedited
+ * membarrier: the control side then pays for the store-load fence of the
+ * enter/pause handshake with one membarrier() per pause, and the data path
+ * needs none. A full fence on every burst would also wait for the previous
+ * burst's stores into guest memory to leave the core, one cross-core round
+ * trip per call.
+ */
+extern bool hv_vhost_asym_fence;
+
+/* Data path side of the handshake's store-load fence. */
+static inline void
+vring_light_fence(void)
+{
+	if (likely(hv_vhost_asym_fence))
+		rte_compiler_barrier();
+	else
+		rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* Control side: a full fence on every thread of the process, or on this one. */
+void vring_heavy_fence(void);
+
 /* Enter a ring from the polling thread; false when it must not be touched. */
 static inline bool
 vring_enter(struct hv_vring *vr)
@@ -108,8 +132,8 @@ vring_enter(struct hv_vring *vr)
 	if (!__atomic_load_n(&vr->ready, __ATOMIC_RELAXED))
 		return false;
 	__atomic_store_n(&vr->busy, 1, __ATOMIC_RELAXED);
-	/* Store busy before loading ready: pairs with the fence in vring_pause(). */
-	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* Store busy before loading ready: pairs with vring_heavy_fence() in vring_pause(). */
+	vring_light_fence();
 	if (likely(__atomic_load_n(&vr->ready, __ATOMIC_ACQUIRE)))
 		return true;
 	__atomic_store_n(&vr->busy, 0, __ATOMIC_RELEASE);
@@ -137,6 +161,9 @@ void vring_break(struct hv_vhost_port *port, struct hv_vring *vr, enum hv_vhost_
 void vhost_close_fd(int *fd);
 /* Pause every ring of a port (control thread). */
 void vhost_dev_pause_all(struct hv_vhost_port *port);
+
+/* Register for membarrier() and set hv_vhost_asym_fence; -1 where unavailable. */
+int vhost_asym_fence_setup(void);
 /* Start every ring of a port that has what it needs. */
 void vhost_dev_start_all(struct hv_vhost_port *port);
 /* Apply negotiated features (rings paused). */

@@ -83,45 +83,65 @@ prefetch_for_write(const void *p)
 #endif
 }
 
+/* How much of a chain's first buffer a burst loads ahead: a small frame whole. */
+#define PREFETCH_SPAN 192
+
 /*
  * Start loading the first buffer of the chain at avail position @idx, so that
- * copying the frame before it hides the cache miss. Only a hint: nothing is
- * read through it, and an address outside the hinted region is skipped.
+ * copying the frame before it hides the cache miss. Every line of the first
+ * @span bytes (at most PREFETCH_SPAN, at most the descriptor): a 64 B frame
+ * behind its net header straddles two lines, and the second miss taken in
+ * the copy would wait alone. Only a hint: nothing is read through it, and an
+ * address outside the hinted region is skipped.
  */
 static inline void
 prefetch_chain(const struct hv_vhost_port *port, const struct hv_vring *vr, uint16_t idx,
-	       bool for_write)
+	       uint32_t span, bool for_write)
 {
 	const struct hv_mem_region *r;
 	uint16_t head = avail_entry(vr, idx);
 	uint64_t addr, off;
+	uint32_t len;
+	const uint8_t *p;
 
 	if (unlikely(head >= vr->size || vr->mem_hint >= port->mem.n))
 		return;
 	addr = __atomic_load_n(&vr->desc[head].addr, __ATOMIC_RELAXED);
+	len = __atomic_load_n(&vr->desc[head].len, __ATOMIC_RELAXED);
 	r = &port->mem.r[vr->mem_hint];
 	off = addr - r->gpa;
 	if (off >= r->size)
 		return;
-	if (for_write)
-		prefetch_for_write(r->hva + off);
-	else
-		rte_prefetch0(r->hva + off);
+	span = RTE_MIN(RTE_MIN(span, len), (uint32_t)PREFETCH_SPAN);
+	if (span > r->size - off)
+		span = (uint32_t)(r->size - off);
+	p = r->hva + off;
+	/* the first line, then the start of each following line the span reaches */
+	for (uintptr_t a = (uintptr_t)p; a < (uintptr_t)p + RTE_MAX(span, 1u);
+	     a = RTE_ALIGN_FLOOR(a, RTE_CACHE_LINE_SIZE) + RTE_CACHE_LINE_SIZE) {
+		if (for_write)
+			prefetch_for_write((const void *)a);
+		else
+			rte_prefetch0((const void *)a);
+	}
 }
 
 /*
  * Start loading the first buffer of each of the next @n chains, all before
  * copying any. Guest buffers miss the caches and often the TLB; issued back
  * to back their misses and page walks overlap, where a frame at a time would
- * wait for each in turn.
+ * wait for each in turn. Into the guest (@pkts set) the span is what the
+ * frame will fill; out of it, what the guest's descriptor holds.
  */
 static inline void
 prefetch_chains(const struct hv_vhost_port *port, const struct hv_vring *vr, uint16_t idx,
-		uint16_t n, bool for_write)
+		uint16_t n, struct rte_mbuf *const *pkts)
 {
 	prefetch_descs(vr, idx, n);
 	for (uint16_t i = 0; i < n; i++)
-		prefetch_chain(port, vr, (uint16_t)(idx + i), for_write);
+		prefetch_chain(port, vr, (uint16_t)(idx + i),
+			       pkts != NULL ? port->hdr_size + pkts[i]->data_len : UINT32_MAX,
+			       pkts != NULL);
 }
 
 /*
@@ -454,7 +474,7 @@ hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 {
 	struct hv_vring *vr;
 	struct hv_chain chain;
-	uint16_t count = 0, used_before;
+	uint16_t count = 0, used_before, last_head = 0;
 	uint32_t avail;
 
 	if (unlikely(qp >= port->queue_pairs))
@@ -471,8 +491,11 @@ hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 		vr->stats.drops[HV_VHOST_DROP_NO_MBUF]++;
 		goto out;
 	}
-	prefetch_chains(port, vr, vr->last_avail_idx, n, false);
-	prefetch_used(vr, vr->last_used_idx, n);
+	prefetch_chains(port, vr, vr->last_avail_idx, n, NULL);
+	if (port->in_order)
+		prefetch_used(vr, (uint16_t)(vr->last_used_idx + n - 1), 1);
+	else
+		prefetch_used(vr, vr->last_used_idx, n);
 	for (uint16_t i = 0; i < RTE_MIN(n, (uint16_t)PREFETCH_AHEAD); i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (uint16_t i = 0; i < n; i++) {
@@ -496,7 +519,16 @@ hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 			vr->stats.drops[rc]++;
 			break;
 		}
-		used_put(vr, vr->last_used_idx++, head, 0);
+		/*
+		 * In order, the burst is one batch: the guest learns of all of it
+		 * from the last entry (virtio 1.2, split virtqueues, "In-order use
+		 * of descriptors"): three cache lines fewer to take from its core
+		 * per 32 frames.
+		 */
+		if (!port->in_order)
+			used_put(vr, vr->last_used_idx, head, 0);
+		last_head = head;
+		vr->last_used_idx++;
 		vr->last_avail_idx++;
 		if (unlikely(rc != 0)) {
 			vr->stats.drops[rc]++;
@@ -511,8 +543,11 @@ hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 	if (count < n)
 		rte_pktmbuf_free_bulk(&pkts[count], n - count);
 	vr->stats.packets += count;
-	if (vr->last_used_idx != used_before)
+	if (vr->last_used_idx != used_before) {
+		if (port->in_order)
+			used_put(vr, (uint16_t)(vr->last_used_idx - 1), last_head, 0);
 		vring_used_done(port, vr, (uint16_t)(vr->last_used_idx - used_before));
+	}
 out:
 	vring_leave(vr);
 	return count;
@@ -750,7 +785,7 @@ hv_vhost_tx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 	pos.used = vr->last_used_idx;
 	pos.end = vr->last_avail_idx + avail;
 	/* a 64 KiB frame may take many buffers; the common case takes one each */
-	prefetch_chains(port, vr, pos.avail, (uint16_t)RTE_MIN((uint32_t)n, avail), true);
+	prefetch_chains(port, vr, pos.avail, (uint16_t)RTE_MIN((uint32_t)n, avail), pkts);
 	prefetch_used(vr, pos.used, (uint16_t)RTE_MIN((uint32_t)n, avail));
 	for (i = 0; i < RTE_MIN(n, (uint16_t)PREFETCH_AHEAD); i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));

@@ -139,7 +139,21 @@ END_TEST
 
 START_TEST(sizes_default_features)
 {
+	/* IN_ORDER among them: virtio-user asks for it, so its in-order paths run here */
 	check_sizes(HV_VHOST_FEATURES_DEFAULT, "", true);
+}
+END_TEST
+
+START_TEST(sizes_in_order_nomrg)
+{
+	check_sizes(HV_VHOST_F_VERSION_1 | HV_VHOST_F_IN_ORDER, "mrg_rxbuf=0", true);
+}
+END_TEST
+
+START_TEST(sizes_not_in_order)
+{
+	/* the guest asks for it, we do not offer it: the plain paths */
+	check_sizes(HV_VHOST_F_VERSION_1 | HV_VHOST_F_MRG_RXBUF, "in_order=1", true);
 }
 END_TEST
 
@@ -429,6 +443,8 @@ suite(void)
 	tcase_add_test(t, sizes_nomrg_indirect);
 	tcase_add_test(t, sizes_nomrg_direct_event_idx_offered);
 	tcase_add_test(t, sizes_default_features);
+	tcase_add_test(t, sizes_in_order_nomrg);
+	tcase_add_test(t, sizes_not_in_order);
 	tcase_add_test(t, too_long_counted);
 	tcase_add_test(t, multiqueue);
 	tcase_add_test(t, reconnect_server_mode);
