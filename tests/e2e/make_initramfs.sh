@@ -153,6 +153,8 @@ cat >"$root/init" <<'INIT'
 #                     "HVTEST IPERF wait-go" (the host reads the switch's
 #                     counters in between). Both print iperf3's JSON between
 #                     "HVTEST IPERF json-begin" and "HVTEST IPERF json-end".
+#   hv.iperf_s=S      the same for S seconds (-t S) instead of -n (benchmarks;
+#                     hv.tcp_kb may then be 0: no nc transfer)
 /bin/busybox --install -s /bin
 export PATH=/bin:/usr/bin:/usr/sbin
 mount -t proc proc /proc
@@ -181,7 +183,7 @@ finish() {
 }
 
 ip=; peer=; count=20; min=; wait=120; linger=30; interval=0.2; tcp=0; tcp_kb=0; tcp_role=
-iperf_kb=0
+iperf_kb=0; iperf_s=0
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	hv.ip=*) ip=${arg#hv.ip=} ;;
@@ -193,6 +195,7 @@ for arg in $(cat /proc/cmdline); do
 	hv.tcp_kb=*) tcp_kb=${arg#hv.tcp_kb=} ;;
 	hv.tcp_role=*) tcp_role=${arg#hv.tcp_role=} ;;
 	hv.iperf_kb=*) iperf_kb=${arg#hv.iperf_kb=} ;;
+	hv.iperf_s=*) iperf_s=${arg#hv.iperf_s=} ;;
 	hv.interval=*) interval=${arg#hv.interval=} ;;
 	hv.tcp=*) tcp=${arg#hv.tcp=} ;;
 	esac
@@ -212,7 +215,7 @@ csum_errors() {
 
 # iperf3 from the sender to the receiver (hv.iperf_kb), after the nc transfer
 run_iperf() {
-	local rc deadline i line
+	local rc deadline i line len
 	if ! command -v iperf3 >/dev/null; then
 		say "IPERF fail reason=no-iperf3"
 		return
@@ -238,7 +241,8 @@ run_iperf() {
 		# the receiver's server starts after the host's go: retry
 		i=0
 		while :; do
-			iperf3 -c "$peer" -n "${iperf_kb}K" -J -i 0 >/tmp/iperf.json 2>&1
+			if [ "$iperf_s" -gt 0 ]; then len="-t $iperf_s"; else len="-n ${iperf_kb}K"; fi
+			iperf3 -c "$peer" $len -J -i 0 >/tmp/iperf.json 2>&1
 			rc=$?
 			# with -J, iperf3 3.12 exits 0 on "Connection refused" too
 			grep -q '"error"' /tmp/iperf.json && rc=1
@@ -311,9 +315,11 @@ fi
 
 # TCP through the switch (offloads as negotiated): the receiver hashes what
 # arrived, the sender what it sent; the host compares the two.
-if [ "$tcp_kb" -gt 0 ]; then
+if [ "$tcp_kb" -gt 0 ] || [ "$iperf_kb" -gt 0 ] || [ "$iperf_s" -gt 0 ]; then
 	say "OFFLOADS $(cat /sys/bus/virtio/devices/*/features 2>/dev/null | head -n1)"
-	if [ "$tcp_role" = recv ]; then
+	if [ "$tcp_kb" -le 0 ]; then
+		:
+	elif [ "$tcp_role" = recv ]; then
 		nc -l -p 5002 >/tmp/rx
 		say "TCP recv bytes=$(wc -c </tmp/rx) sha256=$(sha256sum /tmp/rx | cut -c1-64)"
 	else
@@ -326,14 +332,14 @@ if [ "$tcp_kb" -gt 0 ]; then
 		done
 		say "TCP sent tries=$i"
 	fi
-	say "TCP csum_errors=$(csum_errors)"
+	[ "$tcp_kb" -gt 0 ] && say "TCP csum_errors=$(csum_errors)"
 	# the offloads as the guest kernel sees them (ethtool -k), one line each
 	if command -v ethtool >/dev/null; then
 		ethtool -k eth0 | sed 's/^[[:space:]]*/HVTEST ETHTOOL /'
 	else
 		say "ETHTOOL none"
 	fi
-	[ "$iperf_kb" -gt 0 ] && run_iperf
+	if [ "$iperf_kb" -gt 0 ] || [ "$iperf_s" -gt 0 ]; then run_iperf; fi
 fi
 if [ "$tcp" -gt 0 ]; then
 	t0=$(cut -d' ' -f1 /proc/uptime)
