@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Build the e2e guest initramfs (cpio.gz) from what is installed on the host:
 # busybox-static plus the virtio-net modules (and their modules.dep
-# dependencies) of the installed Debian cloud kernel.
+# dependencies) of the installed Debian cloud kernel, and, where installed,
+# iperf3 and ethtool with the shared libraries ldd lists for them (Debian
+# packages iperf3, ethtool). Without them the image still builds (nc and ping
+# work); a guest asked for iperf3 then reports "IPERF fail reason=no-iperf3".
 #
 #   make_initramfs.sh [CACHE_DIR] [KERNEL_VERSION]
 #
 # CACHE_DIR defaults to build/e2e. Prints the path of the initramfs on stdout
 # (the last line). Exit 77 when a prerequisite is missing (test skipped).
-# The image is rebuilt only when this script, the busybox binary or the
-# module files changed (the stamp file records them).
+# The image is rebuilt only when this script, the busybox binary, the module
+# files, the optional tools or their libraries changed, or a tool appeared or
+# went away (the stamp file records them).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -67,6 +71,29 @@ for m in virtio_pci virtio_net; do
 	visit "$rel"
 done
 
+# Optional dynamically linked tools and every library ldd resolves for them
+# (the ELF interpreter included), copied to the same paths in the image.
+tools=()
+tool_libs=()
+declare -A lib_seen=()
+for t in /usr/bin/iperf3 /usr/sbin/ethtool; do
+	[ -x "$t" ] || { echo "make_initramfs: $t not installed: left out of the image" >&2; continue; }
+	libs=$(ldd "$t" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }') ||
+		{ echo "make_initramfs: ldd $t failed: left out of the image" >&2; continue; }
+	missing=0
+	for l in $libs; do [ -f "$l" ] || missing=1; done
+	if [ $missing = 1 ] || [ -z "$libs" ]; then
+		echo "make_initramfs: a library of $t is missing: left out of the image" >&2
+		continue
+	fi
+	tools+=("$t")
+	for l in $libs; do
+		[ -n "${lib_seen[$l]:-}" ] && continue
+		lib_seen[$l]=1
+		tool_libs+=("$l")
+	done
+done
+
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
 out=$cache/initramfs-$kver.cpio.gz
@@ -75,10 +102,12 @@ stamp_now=$(
 		sha256sum "$0" | cut -d' ' -f1
 		stat -c '%n %s %Y' "$busybox"
 		for rel in "${order[@]}"; do stat -c '%n %s %Y' "$moddir/$rel"; done
+		echo "tools: ${tools[*]}"
+		for f in "${tools[@]}" "${tool_libs[@]}"; do stat -L -c '%n %s %Y' "$f"; done
 	} | sha256sum | cut -d' ' -f1
 )
 if [ -f "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp_now" ]; then
-	echo "make_initramfs: up to date ($kver, modules: ${order[*]##*/})" >&2
+	echo "make_initramfs: up to date ($kver, modules: ${order[*]##*/}, tools: ${tools[*]:-none})" >&2
 	echo "$out"
 	exit 0
 fi
@@ -88,6 +117,10 @@ trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,etc,modules}
 cp "$busybox" "$root/bin/busybox"
 for applet in sh; do ln -s busybox "$root/bin/$applet"; done
+for f in "${tools[@]}" "${tool_libs[@]}"; do
+	mkdir -p "$root$(dirname "$f")"
+	cp -L "$f" "$root$f"
+done
 
 : >"$root/modules/order"
 for rel in "${order[@]}"; do
@@ -112,8 +145,18 @@ cat >"$root/init" <<'INIT'
 #   hv.interval=S     seconds between pings (default 0.2)
 #   hv.tcp=MB         after the pings, send MB MiB over TCP to the peer (port
 #                     5001) and report the time; every guest also listens there
+#   hv.tcp_kb=K       with hv.tcp_role=send|recv: K KiB of random data over TCP
+#                     (nc, port 5002), both ends print their sha256
+#   hv.iperf_kb=K     after that, iperf3 with K KiB (-n) from the sender to the
+#                     receiver; the receiver's server starts only once the host
+#                     wrote a line to its second serial port (/dev/ttyS1) after
+#                     "HVTEST IPERF wait-go" (the host reads the switch's
+#                     counters in between). Both print iperf3's JSON between
+#                     "HVTEST IPERF json-begin" and "HVTEST IPERF json-end".
+#   hv.iperf_s=S      the same for S seconds (-t S) instead of -n (benchmarks;
+#                     hv.tcp_kb may then be 0: no nc transfer)
 /bin/busybox --install -s /bin
-export PATH=/bin
+export PATH=/bin:/usr/bin:/usr/sbin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
@@ -140,6 +183,7 @@ finish() {
 }
 
 ip=; peer=; count=20; min=; wait=120; linger=30; interval=0.2; tcp=0; tcp_kb=0; tcp_role=
+iperf_kb=0; iperf_s=0
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	hv.ip=*) ip=${arg#hv.ip=} ;;
@@ -150,6 +194,8 @@ for arg in $(cat /proc/cmdline); do
 	hv.linger=*) linger=${arg#hv.linger=} ;;
 	hv.tcp_kb=*) tcp_kb=${arg#hv.tcp_kb=} ;;
 	hv.tcp_role=*) tcp_role=${arg#hv.tcp_role=} ;;
+	hv.iperf_kb=*) iperf_kb=${arg#hv.iperf_kb=} ;;
+	hv.iperf_s=*) iperf_s=${arg#hv.iperf_s=} ;;
 	hv.interval=*) interval=${arg#hv.interval=} ;;
 	hv.tcp=*) tcp=${arg#hv.tcp=} ;;
 	esac
@@ -160,6 +206,59 @@ say "BOOT kernel=$(uname -r) ip=$ip peer=$peer count=$count min=$min uptime=$(cu
 for m in $(cat /modules/order); do
 	insmod "/modules/$m" || { say "PING fail reason=insmod-$m"; finish; }
 done
+
+# the kernel's own count of TCP segments that failed their checksum
+csum_errors() {
+	awk '$1 == "Tcp:" { if (!h) { for (i = 2; i <= NF; i++) if ($i == "InCsumErrors") c = i; h = 1 }
+		else { print (c ? $c : "none"); exit } }' /proc/net/snmp
+}
+
+# iperf3 from the sender to the receiver (hv.iperf_kb), after the nc transfer
+run_iperf() {
+	local rc deadline i line len
+	if ! command -v iperf3 >/dev/null; then
+		say "IPERF fail reason=no-iperf3"
+		return
+	fi
+	deadline=$(( $(cut -d. -f1 /proc/uptime) + wait ))
+	if [ "$tcp_role" = recv ]; then
+		# the host's go: a line on the second serial port
+		# (a failed redirection of exec would end this shell: try it first)
+		if ! (: </dev/ttyS1) 2>/dev/null; then say "IPERF fail reason=no-ttyS1"; return; fi
+		exec 3</dev/ttyS1
+		stty -F /dev/ttyS1 raw -echo clocal
+		say "IPERF wait-go"
+		line=
+		read -t "$wait" line <&3
+		exec 3<&-
+		case $line in go*) ;; *) say "IPERF fail reason=no-go"; return ;; esac
+		say "IPERF server-start uptime=$(cut -d' ' -f1 /proc/uptime)"
+		# bounded: a client that never comes must not hold the guest
+		timeout "$wait" iperf3 -s -1 -J -i 0 >/tmp/iperf.json 2>&1
+		rc=$?
+		i=0
+	else
+		# the receiver's server starts after the host's go: retry
+		i=0
+		while :; do
+			if [ "$iperf_s" -gt 0 ]; then len="-t $iperf_s"; else len="-n ${iperf_kb}K"; fi
+			iperf3 -c "$peer" $len -J -i 0 >/tmp/iperf.json 2>&1
+			rc=$?
+			# with -J, iperf3 3.12 exits 0 on "Connection refused" too
+			grep -q '"error"' /tmp/iperf.json && rc=1
+			[ $rc -eq 0 ] && break
+			i=$((i + 1))
+			[ "$(cut -d. -f1 /proc/uptime)" -ge "$deadline" ] && break
+			sleep 0.5
+		done
+	fi
+	say "IPERF json-begin"
+	cat /tmp/iperf.json
+	echo
+	say "IPERF json-end"
+	say "IPERF $tcp_role rc=$rc tries=$i uptime=$(cut -d' ' -f1 /proc/uptime)"
+	say "IPERF csum_errors=$(csum_errors)"
+}
 
 i=0
 while [ ! -e /sys/class/net/eth0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
@@ -216,9 +315,11 @@ fi
 
 # TCP through the switch (offloads as negotiated): the receiver hashes what
 # arrived, the sender what it sent; the host compares the two.
-if [ "$tcp_kb" -gt 0 ]; then
+if [ "$tcp_kb" -gt 0 ] || [ "$iperf_kb" -gt 0 ] || [ "$iperf_s" -gt 0 ]; then
 	say "OFFLOADS $(cat /sys/bus/virtio/devices/*/features 2>/dev/null | head -n1)"
-	if [ "$tcp_role" = recv ]; then
+	if [ "$tcp_kb" -le 0 ]; then
+		:
+	elif [ "$tcp_role" = recv ]; then
 		nc -l -p 5002 >/tmp/rx
 		say "TCP recv bytes=$(wc -c </tmp/rx) sha256=$(sha256sum /tmp/rx | cut -c1-64)"
 	else
@@ -231,15 +332,14 @@ if [ "$tcp_kb" -gt 0 ]; then
 		done
 		say "TCP sent tries=$i"
 	fi
-	# the kernel's own count of segments that failed their checksum
-	set -- $(grep '^Tcp:' /proc/net/snmp | tail -n1)
-	hdr=$(grep '^Tcp:' /proc/net/snmp | head -n1)
-	k=0
-	for name in $hdr; do
-		[ "$name" = InCsumErrors ] && eval "say \"TCP csum_errors=\${$((k + 1))}\""
-		k=$((k + 1))
-	done
-	set --
+	[ "$tcp_kb" -gt 0 ] && say "TCP csum_errors=$(csum_errors)"
+	# the offloads as the guest kernel sees them (ethtool -k), one line each
+	if command -v ethtool >/dev/null; then
+		ethtool -k eth0 | sed 's/^[[:space:]]*/HVTEST ETHTOOL /'
+	else
+		say "ETHTOOL none"
+	fi
+	if [ "$iperf_kb" -gt 0 ] || [ "$iperf_s" -gt 0 ]; then run_iperf; fi
 fi
 if [ "$tcp" -gt 0 ]; then
 	t0=$(cut -d' ' -f1 /proc/uptime)
@@ -254,5 +354,5 @@ chmod +x "$root/init"
 (cd "$root" && find . -print0 | sort -z | cpio --null -o -H newc --quiet) | gzip -9 >"$out.tmp"
 mv "$out.tmp" "$out"
 echo "$stamp_now" >"$out.stamp"
-echo "make_initramfs: built $out ($kver, modules: $(tr '\n' ' ' <"$root/modules/order"))" >&2
+echo "make_initramfs: built $out ($kver, modules: $(tr '\n' ' ' <"$root/modules/order")tools: ${tools[*]:-none})" >&2
 echo "$out"

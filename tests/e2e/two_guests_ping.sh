@@ -33,6 +33,26 @@
 #   HV_E2E_INTERVAL=S  seconds between pings (default 0.2)
 #   HV_E2E_TCP_MB=N    each guest sends N MiB over TCP to the other after its
 #                      pings and reports the time (default 0: none)
+#   HV_E2E_IPERF_KB=K  with HV_E2E_TCP_KB: after the nc transfer, iperf3 -n K KiB
+#                      from guest 1 (client) to guest 2 (iperf3 -s -1), both -J;
+#                      the client must report K KiB sent, the server > 0 and
+#                      no more (iperf3 does not count what is in flight at its
+#                      TEST_END), neither kernel a checksum error.
+#                      The host reads the switch's counters before the server
+#                      starts (guest 2 waits for a line on its ttyS1). Without
+#                      iperf3 installed this FAILs (default 0: no iperf3)
+#   HV_E2E_IPERF_EXPECT "PORT:COUNTER" pairs of stats.offload that must grow
+#                      during the iperf3 phase, e.g. "vm2:segments"
+#   HV_E2E_IPERF_FLAT  "PORT:COUNTER" pairs that must not grow during it
+#   HV_E2E_ETHTOOL1, HV_E2E_ETHTOOL2
+#                      "FEATURE=on|off" pairs guest 1 / guest 2's `ethtool -k
+#                      eth0` must show (printed with HV_E2E_TCP_KB), e.g.
+#                      "rx-gro-hw=off rx-checksumming=on"
+#   HV_E2E_VIRTIO1, HV_E2E_VIRTIO2
+#                      "FEATURE=0|1" virtio-net feature bits guest 1 / guest 2
+#                      must have negotiated (csum guest_csum guest_tso4
+#                      guest_tso6 guest_ecn guest_ufo host_tso4 host_tso6
+#                      mrg_rxbuf), e.g. "guest_csum=0"
 #
 # Exit: 0 all checks passed, 1 a check failed, 77 skipped (QEMU, a cloud
 # kernel or busybox-static not installed).
@@ -75,6 +95,17 @@ hvctl_bin=${hvctl_bin:-$build/app/hvctl/hvctl}
 for b in "$hvswitch" "$hvctl_bin"; do
 	[ -x "$b" ] || { echo "FAIL: $b not built (ninja -C $build)"; exit 1; }
 done
+iperf_kb=${HV_E2E_IPERF_KB:-0}
+[ "${HV_E2E_TCP_KB:-0}" -gt 0 ] || iperf_kb=0
+# asked for, iperf3 and ethtool must be there: a failure, not a skip
+host_missing=()
+if [ "$iperf_kb" -gt 0 ]; then
+	for t in /usr/bin/iperf3 /usr/sbin/ethtool; do
+		[ -x "$t" ] || host_missing+=("$t")
+	done
+	[ ${#host_missing[@]} -eq 0 ] ||
+		echo "FAIL: iperf3 phase asked for (HV_E2E_IPERF_KB=$iperf_kb) but ${host_missing[*]} not installed (apt-get install iperf3 ethtool)"
+fi
 
 initrd=$("$here/make_initramfs.sh" "$cache" "$kver" | tail -n1)
 rc=${PIPESTATUS[0]}
@@ -132,7 +163,8 @@ for n in 1 2; do
 	"${pin[@]}" "$qemu" -accel tcg -cpu max -smp 1 -m 512 -nodefaults -no-reboot \
 		-display none -monitor none -serial "file:$run/vm$n.log" \
 		-kernel "$kernel" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 hv.ip=10.0.0.$n/24 hv.peer=10.0.0.$peer hv.count=$count hv.min=$min hv.wait=$((timeout_s / 2)) hv.linger=$timeout_s hv.tcp_kb=${HV_E2E_TCP_KB:-0} hv.tcp_role=$([ "$n" = 1 ] && echo send || echo recv) hv.interval=${HV_E2E_INTERVAL:-0.2} hv.tcp=${HV_E2E_TCP_MB:-0}" \
+		-append "console=ttyS0 panic=-1 hv.ip=10.0.0.$n/24 hv.peer=10.0.0.$peer hv.count=$count hv.min=$min hv.wait=$((timeout_s / 2)) hv.linger=$timeout_s hv.tcp_kb=${HV_E2E_TCP_KB:-0} hv.tcp_role=$([ "$n" = 1 ] && echo send || echo recv) hv.interval=${HV_E2E_INTERVAL:-0.2} hv.tcp=${HV_E2E_TCP_MB:-0} hv.iperf_kb=$iperf_kb" \
+		-chardev "socket,id=ctl,path=$run/ctl$n.sock,server=on,wait=off" -device isa-serial,chardev=ctl \
 		-object memory-backend-memfd,id=mem,size=512M,share=on -numa node,memdev=mem \
 		-chardev "socket,id=c0,path=$run/vm$n.sock" -netdev vhost-user,id=n0,chardev=c0 \
 		-device "virtio-net-pci,netdev=n0,mac=52:54:00:00:00:0$n,romfile=,vectors=0$(props=HV_E2E_DEV${n}_PROPS; [ -n "${!props:-}" ] && echo ",${!props}")" \
@@ -144,8 +176,35 @@ done
 # statistics); no fixed sleeps: poll the serial logs against one deadline.
 deadline=$(( $(date +%s) + timeout_s ))
 declare -A done_at=()
+go_sent=0
+# the switch's port.show of vm1 and vm2 -> $run/$1-vmN.json
+snapshot_ports() {
+	local p
+	for p in vm1 vm2; do hvctl --json port show "$p" >"$run/$1-$p.json" 2>&1; done
+}
+# one line to guest N's second serial port (its ttyS1)
+send_go() {
+	python3 - "$run/ctl$1.sock" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.sendall(b"go\n")
+s.close()
+PY
+}
 while :; do
 	all=1
+	# guest 2 waits for the go of the iperf3 phase: the counters first
+	if [ "$go_sent" = 0 ] && grep -q '^HVTEST IPERF wait-go' "$run/vm2.log" 2>/dev/null; then
+		snapshot_ports before-iperf
+		if send_go 2; then
+			echo "iperf3 phase: counters read, go sent to guest 2 after $(elapsed) s"
+			go_sent=1
+		else
+			echo "iperf3 phase: could not write to guest 2's ttyS1"
+			go_sent=failed
+		fi
+	fi
 	for n in 1 2; do
 		[ -n "${done_at[$n]:-}" ] && continue
 		if grep -q '^HVTEST END' "$run/vm$n.log" 2>/dev/null; then
@@ -258,6 +317,119 @@ if [ "${HV_E2E_TCP_KB:-0}" -gt 0 ]; then
 	for n in 1 2; do
 		csum_ok() { [ "$(sed -n 's/^HVTEST TCP csum_errors=\([0-9]*\).*/\1/p' "$run/vm$1.log")" = 0 ]; }
 		check "TCP: guest $n counted no checksum errors" csum_ok "$n"
+	done
+	# offloads as each guest kernel reports them (ethtool -k eth0)
+	ethtool_feature() { # guest feature -> on|off (empty: not printed)
+		tr -d '\r' <"$run/vm$1.log" | sed -n "s/^HVTEST ETHTOOL $2: \([a-z]*\).*/\1/p" | head -n1
+	}
+	for n in 1 2; do
+		echo "ethtool -k eth0, guest $n: $(for f in tcp-segmentation-offload tx-checksumming \
+			rx-checksumming generic-receive-offload rx-gro-hw large-receive-offload \
+			scatter-gather; do printf '%s=%s ' "$f" "$(ethtool_feature "$n" "$f")"; done)"
+		props=HV_E2E_ETHTOOL$n
+		for e in ${!props:-}; do
+			feature_is() { [ "$(ethtool_feature "$1" "$2")" = "$3" ]; }
+			check "ethtool: guest $n ${e%%=*} is ${e#*=}" feature_is "$n" "${e%%=*}" "${e#*=}"
+		done
+	done
+	# the virtio-net features the guest driver negotiated (its OFFLOADS line:
+	# /sys/bus/virtio/devices/*/features, one character per bit from bit 0)
+	declare -A vbit=([csum]=0 [guest_csum]=1 [guest_tso4]=7 [guest_tso6]=8 [guest_ecn]=9
+		[guest_ufo]=10 [host_tso4]=11 [host_tso6]=12 [mrg_rxbuf]=15)
+	virtio_bit() { # guest name -> 0|1
+		tr -d '\r' <"$run/vm$1.log" | sed -n 's/^HVTEST OFFLOADS \([01]*\).*/\1/p' |
+			head -n1 | cut -c$((vbit[$2] + 1))
+	}
+	for n in 1 2; do
+		props=HV_E2E_VIRTIO$n
+		for e in ${!props:-}; do
+			bit_is() { [ -n "${vbit[$2]:-}" ] && [ "$(virtio_bit "$1" "$2")" = "$3" ]; }
+			check "virtio: guest $n negotiated ${e%%=*}=${e#*=}" bit_is "$n" "${e%%=*}" "${e#*=}"
+		done
+	done
+fi
+if [ "$iperf_kb" -gt 0 ]; then
+	check "iperf3: installed on the host (${host_missing[*]:-iperf3 ethtool} present)" \
+		test ${#host_missing[@]} -eq 0
+	# the JSON reports of both ends; the byte counts must be the -n asked for
+	# (iperf3 stops counting at the client's TEST_END: what is still in flight
+	# then is not counted by the server; the nc phase checks every byte)
+	iperf_bytes() { # guest role key -> bytes of end.KEY in that guest's JSON
+		python3 - "$run/vm$1.log" "$2" "$3" print <<'PY'
+import json, re, sys
+text = open(sys.argv[1], errors="replace").read().replace("\r", "")
+j = re.search(r"^HVTEST IPERF json-begin\n(.*?)^HVTEST IPERF json-end", text, re.M | re.S)
+try:
+    print(json.loads(j.group(1))["end"][sys.argv[3]]["bytes"])
+except Exception:
+    print(-1)
+PY
+	}
+	iperf_ok() { # guest role key [want]: rc 0, no error, end.KEY.bytes (== want)
+		python3 - "$run/vm$1.log" "$2" "$3" "${4:--1}" <<'PY'
+import json, re, sys
+log, role, key, want = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+text = open(log, errors="replace").read().replace("\r", "")
+m = re.search(r"^HVTEST IPERF %s rc=(\d+)" % role, text, re.M)
+if "HVTEST IPERF fail" in text:
+    print("  guest:", re.search(r"^HVTEST IPERF fail.*$", text, re.M).group(0)); sys.exit(1)
+if not m:
+    print("  no 'HVTEST IPERF %s' line" % role); sys.exit(1)
+j = re.search(r"^HVTEST IPERF json-begin\n(.*?)^HVTEST IPERF json-end", text, re.M | re.S)
+try:
+    data = json.loads(j.group(1))
+except Exception as e:
+    print("  iperf3 JSON unreadable:", e); sys.exit(1)
+if data.get("error"):
+    print("  iperf3 error:", data["error"]); sys.exit(1)
+end = data.get("end", {})
+got = end.get(key, {}).get("bytes", -1)
+secs = end.get(key, {}).get("seconds", 0)
+bps = end.get(key, {}).get("bits_per_second", 0)
+print("  iperf3 %s: end.%s.bytes=%d seconds=%.2f Mbit/s=%.1f (rc %s)" % (role, key, got, secs, bps / 1e6, m.group(1)))
+sys.exit(0 if m.group(1) == "0" and got > 0 and (want < 0 or got == want) else 1)
+PY
+	}
+	check "iperf3: client (guest 1, -n ${iperf_kb}K) completed and sent $iperf_kb KiB" \
+		iperf_ok 1 send sum_sent "$((iperf_kb * 1024))"
+	check "iperf3: server (guest 2, iperf3 -s -1) completed and received bytes > 0" \
+		iperf_ok 2 recv sum_received
+	sent_b=$(iperf_bytes 1 send sum_sent)
+	recv_b=$(iperf_bytes 2 recv sum_received)
+	recv_c=$(iperf_bytes 1 send sum_received)
+	echo "iperf3: sent $sent_b bytes, server counted $recv_b (client's copy of it: $recv_c)," \
+		"$((sent_b - recv_b)) bytes still in flight at TEST_END"
+	iperf_counts() {
+		[ "$recv_b" -gt 0 ] && [ "$recv_b" -le "$sent_b" ] && [ "$recv_b" = "$recv_c" ] &&
+			[ $((recv_b * 2)) -ge "$sent_b" ]
+	}
+	check "iperf3: server's count ($recv_b) > half of and <= the sent $sent_b, the same in both reports" \
+		iperf_counts
+	for n in 1 2; do
+		iperf_csum_ok() { [ "$(tr -d '\r' <"$run/vm$1.log" | sed -n 's/^HVTEST IPERF csum_errors=\([0-9]*\)$/\1/p')" = 0 ]; }
+		check "iperf3: guest $n counted no TCP checksum errors (InCsumErrors)" iperf_csum_ok "$n"
+	done
+	check "iperf3: switch counters read before the server started" test "$go_sent" = 1
+	counter_delta() { # port counter -> final minus before-iperf (stats.offload)
+		python3 - "$run/before-iperf-$1.json" "$run/show-$1.json" "$2" <<'PY'
+import json, sys
+try:
+    a, b = (json.load(open(f)).get("stats", {}).get("offload", {}) for f in sys.argv[1:3])
+except Exception as e:
+    print("unreadable:", e); sys.exit(1)
+print(b.get(sys.argv[3], 0) - a.get(sys.argv[3], 0))
+PY
+	}
+	for e in ${HV_E2E_IPERF_EXPECT:-}; do
+		d=$(counter_delta "${e%%:*}" "${e#*:}")
+		echo "  iperf3 phase: ${e%%:*} stats.offload.${e#*:} +$d"
+		check "iperf3: ${e%%:*} stats.offload.${e#*:} grew during the iperf3 phase (+$d)" \
+			test "${d:-x}" -gt 0 2>/dev/null
+	done
+	for e in ${HV_E2E_IPERF_FLAT:-}; do
+		d=$(counter_delta "${e%%:*}" "${e#*:}")
+		check "iperf3: ${e%%:*} stats.offload.${e#*:} did not grow during the iperf3 phase (+$d)" \
+			test "${d:-x}" = 0
 	done
 fi
 offload_counter() { # port counter: stats.offload.<counter> > 0
