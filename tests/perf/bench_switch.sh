@@ -35,14 +35,14 @@
 #   HV_BENCH_OVS_VSWITCHD ovs-vswitchd with DPDK  [/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk]
 #   HV_BENCH_PKTGEN       generator binary   [BUILD_DIR/tests/perf/hv_pktgen]
 #   HV_BENCH_KEEP_LOGS    1: keep the run directory with every log [0]
-#   HV_BENCH_HUGE         hugepages: auto, 1 (required) or 0 (--no-huge) [auto]
+#   HV_BENCH_HUGEPAGES    hugepages: auto, 1 (required) or 0 (--no-huge) [auto]
 #
 # The binaries of hvswitch, hvctl and the generator are copied into the run
 # directory first, so a rebuild during the benchmark does not change them.
 # Memory: 2 MiB hugepages for everything when hugetlbfs is mounted with at
 # least 1024 pages free (DUTs -m 512 or 1024 for OVS, generator -m 256, all
-# --in-memory so an aborted run leaves no files), else --no-huge. HV_BENCH_HUGE=0
-# forces --no-huge, 1 requires hugepages. With --no-huge every run lands on
+# --in-memory so an aborted run leaves no files), else --no-huge.
+# HV_BENCH_HUGEPAGES=0 forces --no-huge, 1 requires hugepages. With --no-huge every run lands on
 # other 4 KiB pages and the 64 B rates of these nested VMs scatter over 2x.
 #
 # Prints one "RUN ..." line per run, then tables and "SUMMARY ..." lines:
@@ -70,7 +70,7 @@ testpmd=${HV_BENCH_TESTPMD:-dpdk-testpmd}
 vswitchd=${HV_BENCH_OVS_VSWITCHD:-/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk}
 pktgen_src=${HV_BENCH_PKTGEN:-$build/tests/perf/hv_pktgen}
 
-huge=${HV_BENCH_HUGE:-auto}
+huge=${HV_BENCH_HUGEPAGES:-auto}
 huge_free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
 huge_size_kb=$(awk '/^Hugepagesize:/ { print $2 }' /proc/meminfo)
 if [ "$huge" = auto ]; then
@@ -79,7 +79,7 @@ if [ "$huge" = auto ]; then
 		[ "${huge_free:-0}" -ge 1024 ] && huge=1
 elif [ "$huge" = 1 ]; then
 	grep -q hugetlbfs /proc/mounts && [ "${huge_free:-0}" -ge 1024 ] ||
-		{ echo "bench_switch: HV_BENCH_HUGE=1 needs hugetlbfs and 1024 free 2 MiB pages" >&2; exit 1; }
+		{ echo "bench_switch: HV_BENCH_HUGEPAGES=1 needs hugetlbfs and 1024 free 2 MiB pages" >&2; exit 1; }
 fi
 if [ "$huge" = 1 ]; then
 	mem_mode="2 MiB hugepages"
