@@ -153,7 +153,7 @@ pmd_main(void *arg)
 	while (!sw.stop) {
 		const struct sw_rxq_list *l = __atomic_load_n(&pmd->rxqs, __ATOMIC_ACQUIRE);
 		const struct sw_view *view = __atomic_load_n(&sw.view, __ATOMIC_ACQUIRE);
-		uint64_t now = rte_get_tsc_cycles(), got = 0;
+		uint64_t now = rte_get_tsc_cycles(), got = 0, end;
 		uint64_t now_ms = now / sw.tsc_per_ms;
 
 		if (unlikely(l != adopted)) {
@@ -181,10 +181,17 @@ pmd_main(void *arg)
 			idle_since = rte_get_tsc_cycles();
 		}
 		pmd->packets += got;
-		pmd->total_cycles += now - prev;
+		/*
+		 * Charge this iteration's own cycles: an iteration that copied
+		 * 64 KiB frames is long and the empty poll after it short, so
+		 * charging the time since the previous iteration began would book
+		 * the work as idle.
+		 */
+		end = rte_get_tsc_cycles();
+		pmd->total_cycles += end - prev;
 		if (got > 0)
-			pmd->busy_cycles += now - prev;
-		prev = now;
+			pmd->busy_cycles += end - now;
+		prev = end;
 		rte_rcu_qsbr_quiescent(sw.rcu, pmd->id);
 	}
 	rte_rcu_qsbr_thread_offline(sw.rcu, pmd->id);
