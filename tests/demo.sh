@@ -26,7 +26,7 @@ cleanup() {
 		for _ in $(seq 50); do kill -0 "$switch_pid" 2>/dev/null || break; sleep 0.1; done
 		kill -KILL "$switch_pid" 2>/dev/null || true
 	fi
-	rm -rf "$run"
+	rm -rf "$run" "/var/run/dpdk/hvdemo-sw-$$"
 }
 trap cleanup EXIT
 [ -c /dev/kvm ] || { echo "the demo's guests need /dev/kvm"; exit 1; }

@@ -129,6 +129,7 @@ cleanup() {
 	local p
 	for p in "${qemu_pids[@]}"; do stop_pid "$p" TERM; done
 	stop_pid "$switch_pid" INT
+	rm -rf "/var/run/dpdk/hve2e-$$"
 	if [ "${HV_E2E_KEEP:-0}" = 1 ]; then echo "run directory kept: $run"; else rm -rf "$run"; fi
 }
 trap cleanup EXIT

@@ -60,13 +60,19 @@ swh_now_ms(void)
 }
 
 static void
-rm_runtime(const struct hvsw *d)
+rm_eal_dir(const struct hvsw *d)
 {
 	char p[256];
 
-	rm_dir(d->dir);
 	snprintf(p, sizeof(p), "/var/run/dpdk/%s", d->prefix);
 	rm_dir(p);
+}
+
+static void
+rm_runtime(const struct hvsw *d)
+{
+	rm_dir(d->dir);
+	rm_eal_dir(d);
 }
 
 static void
@@ -247,6 +253,8 @@ hvsw_stop(struct hvsw *d)
 	live_set(d, NULL);
 	d->pid = 0;
 	d->status = st;
+	/* a restart takes a new prefix: this one's EAL directory is done with */
+	rm_eal_dir(d);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		print_log(d);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
