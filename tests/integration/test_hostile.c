@@ -33,7 +33,7 @@ setup(void)
 		.mode = HV_VHOST_SERVER,
 		.queue_pairs = 1,
 		.features = HV_VHOST_F_VERSION_1 | HV_VHOST_F_MRG_RXBUF |
-			    HV_VHOST_F_INDIRECT_DESC | HV_VHOST_F_EVENT_IDX,
+			    HV_VHOST_F_INDIRECT_DESC | HV_VHOST_F_EVENT_IDX | HV_VHOST_F_IN_ORDER,
 		.mp = peer_switch_pool(),
 	};
 
@@ -298,6 +298,58 @@ START_TEST(offload_not_agreed)
 	ck_assert_uint_eq(stats(1).drops[HV_VHOST_DROP_BAD_HEADER], 1);
 	ck_assert_uint_eq(stats(1).stops, 0);
 	ck_assert_uint_eq(fe.used[1]->idx, 2); /* both buffers went back to the guest */
+}
+END_TEST
+
+/*
+ * Three TX chains, the middle one too short, taken in one burst. Returns the
+ * used ring after it; entries the switch did not write keep 0xffff as id.
+ */
+static const struct vring_used *
+tx_burst_of_three(uint64_t features)
+{
+	ck_assert_int_eq(raw_fe_setup(&fe, features), 0);
+	ck_assert(hv_vhost_queue_ready(bad, 0));
+	for (uint16_t i = 0; i < 3; i++) {
+		uint64_t addr = raw_gpa(RAW_DATA_OFF + i * 2048u);
+		uint32_t len = i == 1 ? HDR + 5 : HDR + 100;
+		uint16_t flags = 0;
+
+		fe.used[1]->ring[i].id = 0xffff;
+		raw_fe_frame(&fe, RAW_DATA_OFF + i * 2048u, HDR, 100);
+		raw_fe_post(&fe, 1, i, 1, &addr, &len, &flags);
+	}
+	ck_assert_uint_eq(poll_tx(), 2);
+	ck_assert_uint_eq(stats(1).drops[HV_VHOST_DROP_TOO_SHORT], 1);
+	/* every chain, the dropped one too, went back to the guest */
+	ck_assert_uint_eq(fe.used[1]->idx, 3);
+	return fe.used[1];
+}
+
+START_TEST(in_order_tx_one_entry_per_burst)
+{
+	const struct vring_used *u = tx_burst_of_three(HV_VHOST_F_VERSION_1 |
+						       HV_VHOST_F_MRG_RXBUF | HV_VHOST_F_IN_ORDER);
+
+	ck_assert(hv_vhost_port_features(bad) & HV_VHOST_F_IN_ORDER);
+	/* in order the batch is told by its last entry alone */
+	ck_assert_uint_eq(u->ring[2].id, 2);
+	ck_assert_uint_eq(u->ring[0].id, 0xffff);
+	ck_assert_uint_eq(u->ring[1].id, 0xffff);
+	assert_bystander_ok();
+}
+END_TEST
+
+START_TEST(not_in_order_tx_every_entry)
+{
+	const struct vring_used *u = tx_burst_of_three(HV_VHOST_F_VERSION_1 |
+						       HV_VHOST_F_MRG_RXBUF);
+
+	ck_assert(!(hv_vhost_port_features(bad) & HV_VHOST_F_IN_ORDER));
+	for (uint16_t i = 0; i < 3; i++) {
+		ck_assert_uint_eq(u->ring[i].id, i);
+		ck_assert_uint_eq(u->ring[i].len, 0);
+	}
 }
 END_TEST
 
@@ -616,6 +668,8 @@ suite(void)
 	tcase_add_test(ring, indirect_good);
 	tcase_add_test(ring, offload_not_agreed);
 	tcase_add_test(ring, too_short);
+	tcase_add_test(ring, in_order_tx_one_entry_per_burst);
+	tcase_add_test(ring, not_in_order_tx_every_entry);
 	tcase_add_test(ring, readonly_rx_buffer);
 	tcase_add_test(ring, rx_delivers_with_num_buffers);
 	tcase_add_test(sock, msg_oversized);
