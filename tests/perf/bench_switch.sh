@@ -105,6 +105,8 @@ die() {
 note() {
 	echo "bench_switch: $*" >&2
 }
+# stop_pid, forget_pid, ovs_vsctl, ovs_db_start
+. "$(dirname "$0")/bench_lib.sh"
 
 [ -x "$build/app/hvswitch/hvswitch" ] || die "no $build/app/hvswitch/hvswitch (build first: ninja -C $build)"
 [ -x "$build/app/hvctl/hvctl" ] || die "no $build/app/hvctl/hvctl (build first: ninja -C $build)"
@@ -123,33 +125,6 @@ pids=()           # processes to stop on exit
 fifo_fd=          # testpmd's stdin, held open while it runs
 prefix=hvsw$$-    # DPDK --file-prefix of everything we start (removed at exit)
 ovsdb_pid=
-
-# Stop one process: @3 (default INT), then SIGKILL after @2 seconds.
-stop_pid() {
-	local pid=$1 grace=${2:-10} sig=${3:-INT} i
-
-	kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
-	kill "-$sig" "$pid" 2>/dev/null
-	for ((i = 0; i < grace * 10; i++)); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		note "pid $pid ignored SIG$sig, killing it"
-		kill -KILL "$pid" 2>/dev/null
-	fi
-	wait "$pid" 2>/dev/null
-	return 0
-}
-
-forget_pid() {
-	local p keep=()
-
-	for p in "${pids[@]}"; do
-		[ "$p" = "$1" ] || keep+=("$p")
-	done
-	pids=("${keep[@]}")
-}
 
 cleanup() {
 	local i
@@ -185,42 +160,11 @@ pktgen=$rundir/bin/hv_pktgen
 ovs_dir=$rundir/ovs
 ovs_ok=0
 ovs_why=
-ovs_vsctl() {
-	ovs-vsctl --db="unix:$ovs_dir/db.sock" --no-wait --timeout=10 "$@"
-}
 
 # Private ovsdb-server (one for the whole script) with the bridge and its two
 # dpdkvhostuserclient ports; ovs-vswitchd itself starts fresh for every run.
 ovs_setup() {
-	local i
-
-	if [ ! -x "$vswitchd" ]; then
-		ovs_why="no $vswitchd (apt-get install openvswitch-switch-dpdk)"
-		return 1
-	fi
-	if ! command -v ovsdb-server >/dev/null || ! command -v ovs-vsctl >/dev/null; then
-		ovs_why="no ovsdb-server/ovs-vsctl"
-		return 1
-	fi
-	if ! unshare --net true 2>/dev/null; then
-		ovs_why="unshare --net fails here (OVS must run in its own network namespace)"
-		return 1
-	fi
-	mkdir -p "$ovs_dir"
-	export OVS_RUNDIR=$ovs_dir OVS_DBDIR=$ovs_dir OVS_LOGDIR=$ovs_dir OVS_SYSCONFDIR=$ovs_dir
-	ovsdb-tool create "$ovs_dir/conf.db" /usr/share/openvswitch/vswitch.ovsschema \
-		>"$ovs_dir/ovsdb-tool.log" 2>&1 || { ovs_why="ovsdb-tool create failed"; return 1; }
-	taskset -c "$gen_cpu" ovsdb-server "$ovs_dir/conf.db" --remote="punix:$ovs_dir/db.sock" \
-		--unixctl="$ovs_dir/ovsdb.ctl" --log-file="$ovs_dir/ovsdb.log" \
-		--pidfile="$ovs_dir/ovsdb.pid" >"$ovs_dir/ovsdb.out" 2>&1 &
-	ovsdb_pid=$!
-	pids+=("$ovsdb_pid")
-	for ((i = 0; i < 100; i++)); do
-		[ -S "$ovs_dir/db.sock" ] && break
-		kill -0 "$ovsdb_pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	[ -S "$ovs_dir/db.sock" ] || { ovs_why="ovsdb-server did not start: $(tail -2 "$ovs_dir/ovsdb.log")"; return 1; }
+	ovs_db_start "$vswitchd" "$gen_cpu" || return 1
 	# per-port-memory: the shared 262144-mbuf pool does not fit in -m 1024
 	{ ovs_vsctl init &&
 		ovs_vsctl set Open_vSwitch . other_config:dpdk-init=true \

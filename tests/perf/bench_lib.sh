@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Shared by the benchmarks that start processes and OVS-DPDK
+# (bench_switch.sh, bench_iperf3.sh). Sourced; the caller defines note(),
+# the array pids (processes to stop on exit, newest last) and, for OVS,
+# ovs_dir.
+
+# Stop one process: @3 (default INT), then SIGKILL after @2 seconds.
+stop_pid() {
+	local pid=$1 grace=${2:-10} sig=${3:-INT} i
+
+	kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+	kill "-$sig" "$pid" 2>/dev/null
+	for ((i = 0; i < grace * 10; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		note "pid $pid ignored SIG$sig, killing it"
+		kill -KILL "$pid" 2>/dev/null
+	fi
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
+# Drop a process that was stopped already from pids.
+forget_pid() {
+	local p keep=()
+
+	for p in "${pids[@]}"; do
+		[ "$p" = "$1" ] || keep+=("$p")
+	done
+	pids=("${keep[@]}")
+}
+
+ovs_vsctl() {
+	ovs-vsctl --db="unix:$ovs_dir/db.sock" --no-wait --timeout=10 "$@"
+}
+
+# A private ovsdb-server on CPU @2 for ovs-vswitchd @1, its files in
+# $ovs_dir; sets ovsdb_pid. 1 with the reason in ovs_why when OVS cannot run.
+ovs_db_start() {
+	local vswitchd=$1 cpu=$2 i
+
+	if [ ! -x "$vswitchd" ]; then
+		ovs_why="no $vswitchd (apt-get install openvswitch-switch-dpdk)"
+		return 1
+	fi
+	if ! command -v ovsdb-server >/dev/null || ! command -v ovs-vsctl >/dev/null; then
+		ovs_why="no ovsdb-server/ovs-vsctl"
+		return 1
+	fi
+	if ! unshare --net true 2>/dev/null; then
+		ovs_why="unshare --net fails here (OVS must run in its own network namespace)"
+		return 1
+	fi
+	mkdir -p "$ovs_dir"
+	export OVS_RUNDIR=$ovs_dir OVS_DBDIR=$ovs_dir OVS_LOGDIR=$ovs_dir OVS_SYSCONFDIR=$ovs_dir
+	ovsdb-tool create "$ovs_dir/conf.db" /usr/share/openvswitch/vswitch.ovsschema \
+		>"$ovs_dir/ovsdb-tool.log" 2>&1 || { ovs_why="ovsdb-tool create failed"; return 1; }
+	taskset -c "$cpu" ovsdb-server "$ovs_dir/conf.db" --remote="punix:$ovs_dir/db.sock" \
+		--unixctl="$ovs_dir/ovsdb.ctl" --log-file="$ovs_dir/ovsdb.log" \
+		--pidfile="$ovs_dir/ovsdb.pid" >"$ovs_dir/ovsdb.out" 2>&1 &
+	ovsdb_pid=$!
+	pids+=("$ovsdb_pid")
+	for ((i = 0; i < 100; i++)); do
+		[ -S "$ovs_dir/db.sock" ] && break
+		kill -0 "$ovsdb_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	[ -S "$ovs_dir/db.sock" ] ||
+		{ ovs_why="ovsdb-server did not start: $(tail -2 "$ovs_dir/ovsdb.log")"; return 1; }
+	return 0
+}
