@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Kicks, for polling threads that sleep: turning the guest's notifications
+ * on and off, the last look at a ring before sleeping, and the kick count.
+ * Not on the data path of a polling thread that does not sleep.
+ */
+#include <errno.h>
+
+#include "vhost_internal.h"
+
+static inline uint16_t *
+avail_event(struct hv_vring *vr)
+{
+	/* after the used ring's entries (virtio 1.2, 2.7.10) */
+	return (uint16_t *)&vr->used->ring[vr->size];
+}
+
+int
+hv_vhost_vring_notify(struct hv_vhost_port *port, uint16_t vring, bool on)
+{
+	struct hv_vring *vr;
+
+	if (vring >= 2u * port->queue_pairs)
+		return -EINVAL;
+	vr = &port->vr[vring];
+	if (!vring_enter(vr))
+		return -EAGAIN;
+	if (on)
+		__atomic_store_n(&vr->kick_watch, 1, __ATOMIC_RELEASE);
+	if (port->event_idx)
+		/* kick on the next buffer; off: not before the index wraps around */
+		__atomic_store_n(avail_event(vr), on ? vr->last_avail_idx :
+						       (uint16_t)(vr->last_avail_idx - 1),
+				 __ATOMIC_RELAXED);
+	__atomic_store_n(&vr->used->flags, on ? 0 : VRING_USED_F_NO_NOTIFY, __ATOMIC_RELAXED);
+	if (!on)
+		__atomic_store_n(&vr->kick_watch, 0, __ATOMIC_RELEASE);
+	vring_leave(vr);
+	return 0;
+}
+
+bool
+hv_vhost_vring_has_avail(struct hv_vhost_port *port, uint16_t vring)
+{
+	struct hv_vring *vr;
+	bool has;
+
+	if (vring >= 2u * port->queue_pairs)
+		return false;
+	vr = &port->vr[vring];
+	if (!vring_enter(vr))
+		return false;
+	/* our flag store before the guest's index load: store-load needs a full fence */
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	has = __atomic_load_n(&vr->avail->idx, __ATOMIC_ACQUIRE) != vr->last_avail_idx;
+	vring_leave(vr);
+	return has;
+}
+
+void
+hv_vhost_vring_count_kicks(struct hv_vhost_port *port, uint16_t vring, uint64_t n)
+{
+	if (vring < 2u * port->queue_pairs)
+		__atomic_fetch_add(&port->vr[vring].kicks, n, __ATOMIC_RELAXED);
+}
