@@ -72,10 +72,32 @@ tx_flush(struct l2_ctx *c, uint16_t idx)
 	b->n = 0;
 }
 
+/*
+ * A frame whose tail a guest lends until the end of the burst, as a copy:
+ * for a device that reads it later. NULL (counted) without mbufs.
+ */
+static struct rte_mbuf *
+unborrow(struct l2_ctx *c, struct sw_port *out, struct rte_mbuf *m)
+{
+	struct rte_mbuf *copy = rte_pktmbuf_copy(m, sw.mp, 0, UINT32_MAX);
+
+	rte_pktmbuf_free(m);
+	if (copy == NULL)
+		count_drop(c->pmd, out, SW_DROP_NO_MBUF, 1);
+	return copy;
+}
+
 static inline void
 tx_enqueue(struct l2_ctx *c, uint16_t idx, struct rte_mbuf *m)
 {
 	struct txbuf *b = &c->tx[idx];
+	struct sw_port *out = c->view->ports[idx];
+
+	if (unlikely(out->ops->tx_keeps && m->nb_segs > 1 && hv_vhost_mbuf_borrows(m))) {
+		m = unborrow(c, out, m);
+		if (m == NULL)
+			return;
+	}
 
 	if (b->n == 0)
 		c->dirty[c->n_dirty++] = idx;

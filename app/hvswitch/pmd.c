@@ -172,6 +172,8 @@ pmd_main(void *arg)
 			got += n;
 			pmd->batches++;
 			sw_l2_input(pmd, view, p, pkts, n, now_ms);
+			if (p->ops->rx_done != NULL)
+				p->ops->rx_done(p, l->q[i].q);
 		}
 		/* owed guest interrupts whose window closed (checked every iteration) */
 		if (sw_rxmod_pmd_poll(pmd, view) || got > 0)

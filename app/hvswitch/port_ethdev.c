@@ -148,6 +148,7 @@ const struct sw_port_ops sw_port_ethdev_ops = {
 	.close = eth_close,
 	.rx = eth_rx,
 	.tx = eth_tx,
+	.tx_keeps = true,
 	.link_up = eth_link_up,
 	.describe = eth_describe,
 	.driver_counters = eth_driver_counters,

@@ -17,6 +17,8 @@ vhost_open(struct sw_port *p, char *err, size_t errlen)
 		.queue_pairs = p->conf.queues,
 		.features = p->conf.features,
 		.mp = sw.mp,
+		/* a PMD switches a burst whole before the next: see vhost_rx_done() */
+		.borrow = true,
 	};
 
 	p->vhost = hv_vhost_port_create(&c);
@@ -49,6 +51,16 @@ vhost_rx(struct sw_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
 	return hv_vhost_rx_burst(p->vhost, q, pkts, n);
 }
 
+/*
+ * Every frame of the burst was delivered (copied into guests), copied for an
+ * ethdev, or dropped by now: the sending guest gets its buffers back.
+ */
+static void
+vhost_rx_done(struct sw_port *p, uint16_t q)
+{
+	hv_vhost_rx_done(p->vhost, q);
+}
+
 static uint16_t
 vhost_tx(struct sw_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -78,6 +90,7 @@ vring_json(const struct sw_port *p, uint16_t v)
 	cJSON_AddNumberToObject(o, "irqs", (double)s.irqs_sent);
 	cJSON_AddNumberToObject(o, "irqs_suppressed", (double)s.irqs_suppressed);
 	cJSON_AddNumberToObject(o, "stops", (double)s.stops);
+	cJSON_AddNumberToObject(o, "borrowed", (double)s.borrowed);
 	for (int d = HV_VHOST_DROP__FIRST; d < HV_VHOST_DROP__MAX; d++)
 		cJSON_AddNumberToObject(o, hv_vhost_drop_name(d), (double)s.drops[d]);
 	sw_rxmod_json(p, v, o);
@@ -137,6 +150,7 @@ const struct sw_port_ops sw_port_vhost_ops = {
 	.open = vhost_open,
 	.close = vhost_close,
 	.rx = vhost_rx,
+	.rx_done = vhost_rx_done,
 	.tx = vhost_tx,
 	.link_up = vhost_link_up,
 	.describe = vhost_describe,

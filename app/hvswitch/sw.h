@@ -88,8 +88,12 @@ struct sw_port_ops {
 	int (*open)(struct sw_port *p, char *err, size_t errlen);
 	void (*close)(struct sw_port *p);
 	uint16_t (*rx)(struct sw_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n);
+	/* after the frames of an rx burst are switched (they may borrow guest memory till then) */
+	void (*rx_done)(struct sw_port *p, uint16_t q);
 	/* takes every mbuf; returns how many were delivered */
 	uint16_t (*tx)(struct sw_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n);
+	/* the device reads frames after tx returns (a NIC's DMA): nothing borrowed may go */
+	bool tx_keeps;
 	bool (*link_up)(const struct sw_port *p);
 	/* type-specific state and driver counters, for show/telemetry */
 	void (*describe)(const struct sw_port *p, cJSON *obj);

@@ -101,6 +101,7 @@ struct hv_vhost_vring_stats {
 	uint64_t irqs_sent;    /**< callfd writes */
 	uint64_t irqs_suppressed; /**< interrupts the guest asked not to get */
 	uint64_t stops;        /**< times the ring was stopped for guest misbehaviour */
+	uint64_t borrowed;     /**< frames whose tail was lent, not copied (TX ring, @c borrow) */
 	uint64_t drops[HV_VHOST_DROP__MAX]; /**< frames (or rings) dropped, by reason */
 };
 
@@ -118,6 +119,12 @@ struct hv_vhost_port_conf {
 	uint16_t queue_pairs;     /**< 1..HV_VHOST_MAX_QUEUE_PAIRS */
 	uint64_t features;        /**< offered; 0 means HV_VHOST_FEATURES_DEFAULT */
 	struct rte_mempool *mp;   /**< mbufs for frames from the guest */
+	/**
+	 * Frames longer than one mbuf of @p mp keep their tail in guest memory
+	 * (see hv_vhost_rx_burst()): one copy fewer for a 64 KiB TSO send. The
+	 * caller must then call hv_vhost_rx_done() after every receive burst.
+	 */
+	bool borrow;
 };
 
 struct hv_vhost_port;
@@ -148,10 +155,32 @@ void hv_vhost_port_destroy(struct hv_vhost_port *port);
  * Receive frames the guest transmitted on queue pair @p qp (its TX ring).
  * Offload fields of the guest's net header are kept in the mbuf (see
  * hv_vhost_mbuf_vnet_hdr()).
+ *
+ * On a port created with @c borrow, a frame longer than the first mbuf's room
+ * is copied only that far (every header the switch reads or writes, offload
+ * fields included, lies there, else the frame is copied whole); the rest is
+ * chained as external buffers pointing into guest memory
+ * (hv_vhost_mbuf_borrows()). The guest gets the burst's buffers back, and the
+ * ring may be stopped, only in hv_vhost_rx_done(): until then the mbufs must
+ * be read only, and copied (rte_pktmbuf_copy()) before anything keeps them.
  * @return frames stored in @p pkts (0 when the ring is not running).
  */
 uint16_t hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp,
 			   struct rte_mbuf **pkts, uint16_t n);
+
+/**
+ * End a receive burst of queue pair @p qp: return the buffers its frames
+ * borrowed to the guest. Every mbuf of the burst that borrows must have been
+ * freed. A no-op when the burst borrowed nothing (always, without @c borrow).
+ */
+void hv_vhost_rx_done(struct hv_vhost_port *port, uint16_t qp);
+
+/**
+ * Whether some segment of @p m points into a guest's memory (a borrowed tail
+ * from hv_vhost_rx_burst(), or a clone of one): such a frame may not outlive
+ * the burst's hv_vhost_rx_done(), nor go to a device that reads it later.
+ */
+bool hv_vhost_mbuf_borrows(const struct rte_mbuf *m);
 
 /**
  * Copy frames into the guest's RX ring of queue pair @p qp. Takes every mbuf

@@ -37,6 +37,8 @@ struct hv_vring {
 	bool broken; /* stopped for guest misbehaviour until the frontend resets it */
 	int callfd;
 	uint32_t mem_hint;
+	bool held;             /* a burst borrowed: entered until hv_vhost_rx_done() */
+	uint16_t held_entries; /* used entries that burst wrote, published at done */
 	struct hv_vhost_vring_stats stats;
 	struct hv_ratelimit log_rl;
 
@@ -72,6 +74,7 @@ struct hv_vhost_port {
 	uint16_t queue_pairs;
 	uint64_t offered_features;
 	struct rte_mempool *mp;
+	bool borrow; /* long frames keep their tail in guest memory until rx_done */
 
 	/* ---- negotiated, read by the data path while rings run ---- */
 	uint64_t features;
@@ -154,6 +157,17 @@ void vring_try_start(struct hv_vhost_port *port, struct hv_vring *vr);
 
 /* Data path: stop a ring the guest corrupted; count and log it. */
 void vring_break(struct hv_vhost_port *port, struct hv_vring *vr, enum hv_vhost_drop why);
+
+/* ---- borrowed tails (vhost_borrow.c) ---- */
+
+struct hv_chain;
+/*
+ * Chain the chain's bytes from iov @i, offset @off, to its end after @last,
+ * the last segment of @m, as mbufs pointing into guest memory.
+ * @return 0 or HV_VHOST_DROP_NO_MBUF (what was chained stays on @m).
+ */
+int vhost_borrow_tail(struct hv_vhost_port *port, const struct hv_chain *c, uint16_t i,
+		      uint32_t off, struct rte_mbuf *m, struct rte_mbuf *last);
 
 /* ---- device state (vhost_dev.c) ---- */
 

@@ -322,9 +322,13 @@ tx_hdr_ok(const struct hv_vhost_port *port, const struct virtio_net_hdr *h, uint
 	}
 }
 
-/* Copy the frame after the net header into @m, chaining mbufs as needed. */
+/*
+ * Copy the frame after the net header into @m, chaining mbufs as needed; with
+ * @borrow, only until the first mbuf is full, the rest is borrowed.
+ */
 static int
-chain_to_mbuf(struct hv_vhost_port *port, const struct hv_chain *c, struct rte_mbuf *m)
+chain_to_mbuf(struct hv_vhost_port *port, const struct hv_chain *c, struct rte_mbuf *m,
+	      bool borrow)
 {
 	uint32_t skip = port->hdr_size;
 	struct rte_mbuf *cur = m;
@@ -346,7 +350,13 @@ chain_to_mbuf(struct hv_vhost_port *port, const struct hv_chain *c, struct rte_m
 			uint32_t k;
 
 			if (room == 0) {
-				struct rte_mbuf *next = rte_pktmbuf_alloc(port->mp);
+				struct rte_mbuf *next;
+
+				if (borrow)
+					return vhost_borrow_tail(port, c, i,
+								 (uint32_t)(src - c->iov[i].base),
+								 m, cur);
+				next = rte_pktmbuf_alloc(port->mp);
 
 				if (unlikely(next == NULL))
 					return HV_VHOST_DROP_NO_MBUF;
@@ -369,11 +379,32 @@ chain_to_mbuf(struct hv_vhost_port *port, const struct hv_chain *c, struct rte_m
 	return 0;
 }
 
-/* One chain of the guest's TX ring into @m; 0 or a drop reason. */
+/*
+ * How far into a frame the switch may read or write: the Ethernet header and
+ * tags, and with an offload request the headers up to the end of the TCP
+ * header (lib/offload parses them) and the checksum field.
+ */
+static inline uint32_t
+hdr_span(const struct virtio_net_hdr *h)
+{
+	uint32_t span = 128;
+
+	if (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM || h->gso_type != VIRTIO_NET_HDR_GSO_NONE)
+		span = RTE_MAX(span, RTE_MAX((uint32_t)h->csum_start + 60,
+					     (uint32_t)h->csum_start + h->csum_offset + 2));
+	return span;
+}
+
+/*
+ * One chain of the guest's TX ring into @m; 0 or a drop reason. *@borrowed
+ * is set when part of it stays in guest memory.
+ */
 static int
 dequeue_one(struct hv_vhost_port *port, struct hv_vring *vr, const struct hv_chain *c,
-	    struct rte_mbuf *m)
+	    struct rte_mbuf *m, bool *borrowed)
 {
+	uint32_t room = rte_pktmbuf_tailroom(m);
+	bool borrow;
 	struct virtio_net_hdr h;
 	uint32_t pkt_len;
 	int rc;
@@ -390,9 +421,12 @@ dequeue_one(struct hv_vhost_port *port, struct hv_vring *vr, const struct hv_cha
 		chain_read(c, 0, &h, port->hdr_size);
 	if (!tx_hdr_ok(port, &h, pkt_len))
 		return HV_VHOST_DROP_BAD_HEADER;
-	rc = chain_to_mbuf(port, c, m);
+	/* borrow only a tail that no header reaches into */
+	borrow = port->borrow && pkt_len > room && hdr_span(&h) <= room;
+	rc = chain_to_mbuf(port, c, m, borrow);
 	if (rc != 0)
 		return rc;
+	*borrowed = borrow;
 	/* offload metadata only when the guest asked for an offload (the flag says so) */
 	if ((h.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM || h.gso_type) &&
 	    hv_vhost_vnet_hdr_offset >= 0) {
@@ -418,10 +452,14 @@ hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 	struct hv_chain chain;
 	uint16_t count = 0, used_before, last_head = 0;
 	uint32_t avail;
+	bool held = false;
 
 	if (unlikely(qp >= port->queue_pairs))
 		return 0;
 	vr = &port->vr[2 * qp + 1];
+	/* a caller that forgot hv_vhost_rx_done(): do not let the ring stall */
+	if (unlikely(vr->held))
+		hv_vhost_rx_done(port, qp);
 	if (!vring_enter(vr))
 		return 0;
 	used_before = vr->last_used_idx;
@@ -443,6 +481,7 @@ hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 	for (uint16_t i = 0; i < n; i++) {
 		uint16_t head = avail_entry(vr, vr->last_avail_idx);
 		struct rte_mbuf *m = pkts[count];
+		bool borrowed = false;
 		int rc;
 
 		if (i + PREFETCH_AHEAD < n)
@@ -455,7 +494,7 @@ hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 			break;
 		}
 		if (likely(rc == 0))
-			rc = dequeue_one(port, vr, &chain, m);
+			rc = dequeue_one(port, vr, &chain, m, &borrowed);
 		if (unlikely(rc == HV_VHOST_DROP_NO_MBUF)) {
 			/* leave the chain to the guest; retry on the next burst */
 			vr->stats.drops[rc]++;
@@ -479,6 +518,8 @@ hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 			rte_pktmbuf_reset(m);
 			continue;
 		}
+		held |= borrowed;
+		vr->stats.borrowed += borrowed;
 		count++;
 	}
 	/* mbufs allocated but not filled */
@@ -486,13 +527,36 @@ hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 		rte_pktmbuf_free_bulk(&pkts[count], n - count);
 	vr->stats.packets += count;
 	if (vr->last_used_idx != used_before) {
+		uint16_t entries = (uint16_t)(vr->last_used_idx - used_before);
+
 		if (port->in_order)
 			used_put(vr, (uint16_t)(vr->last_used_idx - 1), last_head, 0);
-		vring_used_done(port, vr, (uint16_t)(vr->last_used_idx - used_before));
+		/* entries written but not published: the guest must not reuse what we borrow */
+		if (held) {
+			vr->held = true;
+			vr->held_entries = entries;
+			return count;
+		}
+		vring_used_done(port, vr, entries);
 	}
 out:
 	vring_leave(vr);
 	return count;
+}
+
+void
+hv_vhost_rx_done(struct hv_vhost_port *port, uint16_t qp)
+{
+	struct hv_vring *vr;
+
+	if (unlikely(qp >= port->queue_pairs))
+		return;
+	vr = &port->vr[2 * qp + 1];
+	if (likely(!vr->held))
+		return;
+	vr->held = false;
+	vring_used_done(port, vr, vr->held_entries);
+	vring_leave(vr);
 }
 
 /* ---- into the guest's RX ring ---- */

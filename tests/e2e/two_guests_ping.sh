@@ -29,6 +29,9 @@
 #   HV_E2E_EXPECT      "PORT:COUNTER" pairs (space separated) of port.show's
 #                      stats.offload that must be > 0 at the end, e.g.
 #                      "vm2:segments"
+#   HV_E2E_BORROWED    ports whose guest lent the switch the tails of long
+#                      frames (port.show qps[0].rx.borrowed > 0 at the end:
+#                      its TSO sends crossed the switch with one copy)
 #   HV_E2E_RXMOD=V     interrupt moderation of both ports (hvctl --rxmod V)
 #   HV_E2E_INTERVAL=S  seconds between pings (default 0.2)
 #   HV_E2E_TCP_MB=N    each guest sends N MiB over TCP to the other after its
@@ -452,6 +455,20 @@ PY
 }
 for e in ${HV_E2E_EXPECT:-}; do
 	check "offload: ${e%%:*} stats.offload.${e#*:} > 0" offload_counter "${e%%:*}" "${e#*:}"
+done
+borrowed_count() { # port: qps[0].rx.borrowed > 0
+	python3 - "$run/show-$1.json" <<'PY'
+import json, sys
+try:
+    n = json.load(open(sys.argv[1]))["qps"][0]["rx"]["borrowed"]
+except Exception as e:
+    print("  port.show JSON unreadable:", e); sys.exit(1)
+print("  frames with a borrowed tail:", n)
+sys.exit(0 if n > 0 else 1)
+PY
+}
+for p in ${HV_E2E_BORROWED:-}; do
+	check "borrow: $p lent the switch the tails of its long frames" borrowed_count "$p"
 done
 # The switch survived both guests and stops cleanly (sanitizer builds report
 # at exit).

@@ -33,8 +33,10 @@ setup(void)
 		.mode = HV_VHOST_SERVER,
 		.queue_pairs = 1,
 		.features = HV_VHOST_F_VERSION_1 | HV_VHOST_F_MRG_RXBUF |
-			    HV_VHOST_F_INDIRECT_DESC | HV_VHOST_F_EVENT_IDX | HV_VHOST_F_IN_ORDER,
+			    HV_VHOST_F_INDIRECT_DESC | HV_VHOST_F_EVENT_IDX | HV_VHOST_F_IN_ORDER |
+			    HV_VHOST_F_CSUM,
 		.mp = peer_switch_pool(),
+		.borrow = true, /* poll_tx() ends each burst with hv_vhost_rx_done() */
 	};
 
 	ck_assert_int_eq(peer_open(&good, "good", HV_VHOST_SERVER, 0, ""), 0);
@@ -49,6 +51,8 @@ setup(void)
 static void
 teardown(void)
 {
+	/* a test that failed while a burst borrowed: let the port be destroyed */
+	hv_vhost_rx_done(bad, 0);
 	raw_fe_close(&fe);
 	hv_vhost_port_destroy(bad);
 	peer_close(&good);
@@ -101,6 +105,7 @@ poll_tx(void)
 
 		got += n;
 		rte_pktmbuf_free_bulk(pkts, n);
+		hv_vhost_rx_done(bad, 0);
 	}
 	return got;
 }
@@ -350,6 +355,119 @@ START_TEST(not_in_order_tx_every_entry)
 		ck_assert_uint_eq(u->ring[i].id, i);
 		ck_assert_uint_eq(u->ring[i].len, 0);
 	}
+}
+END_TEST
+
+/* ---- borrowed tails: a long frame's tail stays in guest memory until rx_done ---- */
+
+#define LONG_FRAME 6000
+
+/* Check @m holds the frame at RAW_DATA_OFF; returns how many of its bytes are lent. */
+static uint32_t
+assert_frame_is(struct rte_mbuf *m, uint32_t len)
+{
+	static uint8_t buf[LONG_FRAME];
+	uint32_t lent = 0;
+
+	ck_assert_uint_eq(m->pkt_len, len);
+	ck_assert_mem_eq(rte_pktmbuf_read(m, 0, len, buf), fe.mem + RAW_DATA_OFF + HDR, len);
+	for (struct rte_mbuf *s = m; s != NULL; s = s->next)
+		if (s->ol_flags & RTE_MBUF_F_EXTERNAL)
+			lent += s->data_len;
+	/* the first segment is always ours: the headers the switch reads */
+	ck_assert(RTE_MBUF_DIRECT(m));
+	return lent;
+}
+
+START_TEST(borrow_held_until_done)
+{
+	uint64_t addr = raw_gpa(RAW_DATA_OFF);
+	uint32_t len = HDR + LONG_FRAME;
+	uint16_t flags = 0;
+	struct vhost_user_msg reply;
+	struct vhost_vring_state st = {.index = 1};
+	struct rte_mbuf *m;
+
+	setup_rings();
+	raw_fe_frame(&fe, RAW_DATA_OFF, HDR, LONG_FRAME);
+	raw_fe_post(&fe, 1, 0, 1, &addr, &len, &flags);
+	ck_assert_uint_eq(hv_vhost_rx_burst(bad, 0, &m, 1), 1);
+	ck_assert(hv_vhost_mbuf_borrows(m));
+	ck_assert_uint_gt(assert_frame_is(m, LONG_FRAME), LONG_FRAME / 2);
+	ck_assert_uint_eq(stats(1).borrowed, 1);
+	/* a clone still points into the guest; a copy (what a NIC gets) does not */
+	{
+		struct rte_mbuf *c = rte_pktmbuf_clone(m, peer_switch_pool());
+		struct rte_mbuf *d = rte_pktmbuf_copy(m, peer_switch_pool(), 0, UINT32_MAX);
+
+		ck_assert(c != NULL && d != NULL);
+		ck_assert(hv_vhost_mbuf_borrows(c));
+		ck_assert(!hv_vhost_mbuf_borrows(d));
+		ck_assert_uint_eq(assert_frame_is(d, LONG_FRAME), 0);
+		rte_pktmbuf_free(c);
+		rte_pktmbuf_free(d);
+	}
+	/* the guest may not reuse the buffer yet, nor may the ring be stopped */
+	ck_assert_uint_eq(fe.used[1]->idx, 0);
+	ck_assert_int_eq(raw_fe_send(&fe, VHOST_USER_GET_VRING_BASE, VHOST_USER_VERSION, &st,
+				     sizeof(st), NULL, 0),
+			 0);
+	ck_assert_int_eq(raw_fe_recv(&fe, &reply, 200), -1);
+	rte_pktmbuf_free(m);
+	hv_vhost_rx_done(bad, 0);
+	ck_assert_uint_eq(fe.used[1]->idx, 1);
+	/* now the stop goes through, at the index after the frame */
+	ck_assert_int_eq(raw_fe_recv(&fe, &reply, TIMEOUT_MS), 0);
+	ck_assert_uint_eq(reply.payload.state.num, 1);
+	assert_bystander_ok();
+}
+END_TEST
+
+START_TEST(borrow_across_descriptors)
+{
+	uint64_t addr[3] = {raw_gpa(RAW_DATA_OFF), raw_gpa(RAW_DATA_OFF + HDR + 1000),
+			    raw_gpa(RAW_DATA_OFF + HDR + 3000)};
+	uint32_t len[3] = {HDR + 1000, 2000, LONG_FRAME - 3000};
+	uint16_t flags[3] = {0, 0, 0};
+	struct rte_mbuf *m;
+
+	setup_rings();
+	raw_fe_frame(&fe, RAW_DATA_OFF, HDR, LONG_FRAME);
+	raw_fe_post(&fe, 1, 0, 3, addr, len, flags);
+	ck_assert_uint_eq(hv_vhost_rx_burst(bad, 0, &m, 1), 1);
+	/* the first mbuf fills from two descriptors; the rest of both is lent */
+	ck_assert_uint_eq(m->nb_segs, 3);
+	ck_assert_uint_eq(assert_frame_is(m, LONG_FRAME), LONG_FRAME - m->data_len);
+	rte_pktmbuf_free(m);
+	hv_vhost_rx_done(bad, 0);
+	ck_assert_uint_eq(fe.used[1]->idx, 1);
+}
+END_TEST
+
+/* A checksum field beyond the first mbuf: nothing is lent, the frame is copied. */
+START_TEST(borrow_not_past_headers)
+{
+	uint64_t addr = raw_gpa(RAW_DATA_OFF);
+	uint32_t len = HDR + LONG_FRAME;
+	uint16_t flags = 0, csum_start = 5000, csum_offset = 16;
+	struct rte_mbuf *m;
+
+	ck_assert_int_eq(raw_fe_setup(&fe, HV_VHOST_F_VERSION_1 | HV_VHOST_F_MRG_RXBUF |
+						   HV_VHOST_F_CSUM),
+			 0);
+	raw_fe_frame(&fe, RAW_DATA_OFF, HDR, LONG_FRAME);
+	fe.mem[RAW_DATA_OFF] = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	memcpy(fe.mem + RAW_DATA_OFF + 6, &csum_start, 2);
+	memcpy(fe.mem + RAW_DATA_OFF + 8, &csum_offset, 2);
+	raw_fe_post(&fe, 1, 0, 1, &addr, &len, &flags);
+	ck_assert_uint_eq(hv_vhost_rx_burst(bad, 0, &m, 1), 1);
+	ck_assert(!hv_vhost_mbuf_borrows(m));
+	ck_assert_uint_eq(assert_frame_is(m, LONG_FRAME), 0);
+	/* nothing borrowed: the buffer went back within the burst */
+	ck_assert_uint_eq(fe.used[1]->idx, 1);
+	ck_assert_uint_eq(stats(1).borrowed, 0);
+	rte_pktmbuf_free(m);
+	hv_vhost_rx_done(bad, 0);
 }
 END_TEST
 
@@ -669,6 +787,9 @@ suite(void)
 	tcase_add_test(ring, offload_not_agreed);
 	tcase_add_test(ring, too_short);
 	tcase_add_test(ring, in_order_tx_one_entry_per_burst);
+	tcase_add_test(ring, borrow_held_until_done);
+	tcase_add_test(ring, borrow_across_descriptors);
+	tcase_add_test(ring, borrow_not_past_headers);
 	tcase_add_test(ring, not_in_order_tx_every_entry);
 	tcase_add_test(ring, readonly_rx_buffer);
 	tcase_add_test(ring, rx_delivers_with_num_buffers);

@@ -140,7 +140,7 @@ make_frame(struct tcp_frame *f, bool v6, uint32_t payload, const struct rte_ethe
  * @f is updated with the bytes that went out.
  */
 static void
-send_frame(struct tcp_frame *f, bool tso, uint16_t mss)
+send_frame_as(struct tcp_frame *f, bool csum, bool tso, uint16_t mss)
 {
 	struct rte_mempool *mp = swh_guest_pool();
 	struct rte_mbuf *head = NULL, *prev = NULL;
@@ -166,7 +166,9 @@ send_frame(struct tcp_frame *f, bool tso, uint16_t mss)
 	head->l2_len = f->l2;
 	head->l3_len = f->l3;
 	head->l4_len = f->l4;
-	head->ol_flags = RTE_MBUF_F_TX_TCP_CKSUM | (f->v6 ? RTE_MBUF_F_TX_IPV6 : RTE_MBUF_F_TX_IPV4);
+	if (csum)
+		head->ol_flags = RTE_MBUF_F_TX_TCP_CKSUM |
+				 (f->v6 ? RTE_MBUF_F_TX_IPV6 : RTE_MBUF_F_TX_IPV4);
 	if (tso) {
 		head->ol_flags |= RTE_MBUF_F_TX_TCP_SEG;
 		head->tso_segsz = mss;
@@ -177,6 +179,12 @@ send_frame(struct tcp_frame *f, bool tso, uint16_t mss)
 		ck_assert_msg(swh_now_ms() < end, "vm0 could not send");
 		usleep(100);
 	}
+}
+
+static void
+send_frame(struct tcp_frame *f, bool tso, uint16_t mss)
+{
+	send_frame_as(f, true, tso, mss);
 }
 
 /* Receive at guest @g until @want frames came (or the timeout). */
@@ -273,6 +281,18 @@ off_stat_is(const char *port, const char *counter, double want)
 	ck_assert_msg(v == want, "%s offload.%s = %.0f, expected %.0f", port, counter, v, want);
 }
 
+/* Frames from @port whose tail the switch borrowed instead of copying (queue pair 0). */
+static double
+borrowed(const char *port)
+{
+	cJSON *r = hvsw_ok(&D, "port.show", "{\"name\":\"%s\"}", port);
+	const cJSON *q0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r, "qps"), 0);
+	double v = swh_num(q0, "rx.borrowed");
+
+	cJSON_Delete(r);
+	return v;
+}
+
 static void
 setup(void)
 {
@@ -349,6 +369,8 @@ START_TEST(tso_flooded_to_each_in_its_form)
 	off_stat_is("vm3", "csum_finished", 0);
 	off_stat_is("vm3", "segmented", 2);
 	ck_assert_int_eq(hvsw_port_stat(&D, "vm0", "drops"), 0);
+	/* both sends went out of vm0's memory, shared by the three destinations */
+	ck_assert_int_eq(borrowed("vm0"), 2);
 }
 END_TEST
 
@@ -375,6 +397,8 @@ START_TEST(single_frame_checksum_finished)
 	off_stat_is("vm2", "csum_finished", 1);
 	off_stat_is("vm1", "passthrough", 1);
 	off_stat_is("vm3", "passthrough", 1);
+	/* 1,066 bytes fit the first mbuf: nothing to borrow */
+	ck_assert_int_eq(borrowed("vm0"), 0);
 }
 END_TEST
 
@@ -490,6 +514,8 @@ START_TEST(tso_to_tap_uplink)
 	ck_assert_uint_eq(have, payload);
 	ck_assert_mem_eq(got, frame.b + 66, payload);
 	off_stat_is("up0", "hw_offload", 1);
+	/* what the tap got was a copy: the send itself was borrowed */
+	ck_assert_int_eq(borrowed("vm0"), 1);
 	/* vm1 had it whole as usual (among the kernel's own frames from the tap) */
 	{
 		bool whole = false;
@@ -505,6 +531,42 @@ START_TEST(tso_to_tap_uplink)
 		}
 		ck_assert(whole);
 	}
+}
+END_TEST
+
+/*
+ * A long frame without offloads flooded to the guests and to a net_ring
+ * uplink whose TX ring is its own RX ring: the ring keeps the frame after
+ * tx_burst returned, so it gets a copy, not the tail vm0 lent for the burst.
+ * The frame comes back in through the uplink and is flooded again.
+ */
+START_TEST(long_frame_to_ring_uplink)
+{
+	static const struct rte_ether_addr unknown = {{0x02, 0, 0, 0, 0, 0x95}};
+	struct rte_mbuf *rx[MAX_SEGS];
+	char devargs[32];
+
+	snprintf(devargs, sizeof(devargs), "net_ring%d", (int)getpid() % 1000);
+	cJSON_Delete(hvsw_ok(&D, "port.add", "{\"name\":\"up1\",\"type\":\"ethdev\",\"devargs\":\"%s\"}",
+			     devargs));
+	ck_assert_msg(hvsw_wait_up(&D, "up1", T), "ring port not up");
+	make_frame(&frame, false, 6000, &unknown);
+	send_frame_as(&frame, false, false, 0);
+	/* vm1: once from vm0, once back from the uplink; both byte-exact */
+	ck_assert_uint_eq(receive(1, rx, 2), 2);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_uint_eq(rx[i]->pkt_len, frame.len);
+		ck_assert_mem_eq(rte_pktmbuf_read(rx[i], 0, frame.len, rxbuf), frame.b, frame.len);
+		rte_pktmbuf_free(rx[i]);
+	}
+	/* vm0 hears its own frame back from the uplink */
+	ck_assert_uint_eq(receive(0, rx, 1), 1);
+	ck_assert_mem_eq(rte_pktmbuf_read(rx[0], 0, frame.len, rxbuf), frame.b, frame.len);
+	rte_pktmbuf_free(rx[0]);
+	ck_assert_int_eq(borrowed("vm0"), 1);
+	ck_assert_int_eq(hvsw_port_stat(&D, "up1", "tx_packets"), 1);
+	ck_assert_int_eq(hvsw_port_stat(&D, "up1", "rx_packets"), 1);
+	ck_assert_int_eq(hvsw_port_stat(&D, "up1", "drops"), 0);
 }
 END_TEST
 
@@ -524,6 +586,7 @@ main(int argc, char **argv)
 	tcase_add_test(t, single_frame_checksum_finished);
 	tcase_add_test(t, tiny_gso_size_dropped);
 	tcase_add_test(t, tso_to_tap_uplink);
+	tcase_add_test(t, long_frame_to_ring_uplink);
 	suite_add_tcase(s, t);
 	sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);
