@@ -117,14 +117,34 @@ tx_flush_all(struct l2_ctx *c)
 	c->n_dirty = 0;
 }
 
-static inline bool
-key_eq(const struct hv_fdb_key *a, const struct hv_fdb_key *b)
+/*
+ * An FDB key as one word, built in a register and stored whole: the burst
+ * compares each key with the previous one right away, and reading back a
+ * key just stored in pieces (address, then VLAN) stalls on store forwarding.
+ */
+static inline uint64_t
+key_word(const struct rte_ether_addr *mac, uint16_t vlan)
 {
-	uint64_t x, y;
+	union {
+		struct hv_fdb_key k;
+		uint64_t w;
+	} u;
+	uint32_t lo;
+	uint16_t hi;
 
-	memcpy(&x, a, sizeof(x));
-	memcpy(&y, b, sizeof(y));
-	return x == y;
+	RTE_BUILD_BUG_ON(sizeof(struct hv_fdb_key) != sizeof(uint64_t));
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	/* two loads from the frame into registers: no partial stores to read back */
+	memcpy(&lo, mac, sizeof(lo));
+	memcpy(&hi, &mac->addr_bytes[4], sizeof(hi));
+	u.w = (uint64_t)lo | (uint64_t)hi << 32 | (uint64_t)vlan << 48;
+#else
+	RTE_SET_USED(lo);
+	RTE_SET_USED(hi);
+	u.k.mac = *mac;
+	u.k.vlan = vlan;
+#endif
+	return u.w;
 }
 
 /* Whether a frame of domain @vlan may leave through @p. */
@@ -258,6 +278,7 @@ sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 	struct l2_ctx *c = &ctxs[pmd->id];
 	struct hv_fdb_key keys[2][SW_BURST];
 	const struct hv_fdb_key *src[SW_BURST], *dst[SW_BURST];
+	uint64_t dst_word[SW_BURST], last_src = 0;
 	struct rte_mbuf *keep[SW_BURST];
 	uint16_t vlan[SW_BURST], out[SW_BURST];
 	bool tagged[SW_BURST], unicast[SW_BURST];
@@ -318,15 +339,20 @@ sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 			dom = in->conf.vlan;
 			tag = false;
 		}
-		keys[0][k].mac = eth->src_addr;
-		keys[0][k].vlan = dom;
-		keys[1][k].mac = eth->dst_addr;
-		keys[1][k].vlan = dom;
-		if (nsrc == 0 || !key_eq(src[nsrc - 1], &keys[0][k]))
-			src[nsrc++] = &keys[0][k];
-		unicast[k] = rte_is_unicast_ether_addr(&eth->dst_addr);
-		if (unicast[k])
-			dst[ndst++] = &keys[1][k];
+		{
+			uint64_t sw = key_word(&eth->src_addr, dom), dw = key_word(&eth->dst_addr, dom);
+
+			memcpy(&keys[0][k], &sw, sizeof(sw));
+			memcpy(&keys[1][k], &dw, sizeof(dw));
+			if (nsrc == 0 || sw != last_src)
+				src[nsrc++] = &keys[0][k];
+			last_src = sw;
+			unicast[k] = rte_is_unicast_ether_addr(&eth->dst_addr);
+			if (unicast[k]) {
+				dst_word[ndst] = dw;
+				dst[ndst++] = &keys[1][k];
+			}
+		}
 		vlan[k] = dom;
 		tagged[k] = tag;
 		keep[k++] = m;
@@ -340,7 +366,7 @@ sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 		uint16_t found[SW_BURST], which[SW_BURST], nuniq = 0;
 
 		for (uint16_t i = 0; i < ndst; i++) {
-			if (nuniq == 0 || !key_eq(uniq[nuniq - 1], dst[i]))
+			if (nuniq == 0 || dst_word[i] != dst_word[i - 1])
 				uniq[nuniq++] = dst[i];
 			which[i] = nuniq - 1;
 		}
