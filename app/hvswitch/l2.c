@@ -193,6 +193,12 @@ emit(struct l2_ctx *c, uint16_t idx, struct rte_mbuf *m)
 		return;
 	}
 	out = c->view->ports[idx];
+	/* a NIC's form of a borrowed frame is built on a copy, not on a clone of it */
+	if (unlikely(out->ops->tx_keeps && m->nb_segs > 1 && hv_vhost_mbuf_borrows(m))) {
+		m = unborrow(c, out, m);
+		if (m == NULL)
+			return;
+	}
 	n = hv_offload_prepare(m, out->ops->offload_caps(out), sw.mp, segs,
 			       &out->cnt[c->pmd->id].off);
 	for (uint16_t i = 0; i < n; i++)
@@ -340,16 +346,17 @@ sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 			tag = false;
 		}
 		{
-			uint64_t sw = key_word(&eth->src_addr, dom), dw = key_word(&eth->dst_addr, dom);
+			uint64_t sword = key_word(&eth->src_addr, dom);
+			uint64_t dword = key_word(&eth->dst_addr, dom);
 
-			memcpy(&keys[0][k], &sw, sizeof(sw));
-			memcpy(&keys[1][k], &dw, sizeof(dw));
-			if (nsrc == 0 || sw != last_src)
+			memcpy(&keys[0][k], &sword, sizeof(sword));
+			memcpy(&keys[1][k], &dword, sizeof(dword));
+			if (nsrc == 0 || sword != last_src)
 				src[nsrc++] = &keys[0][k];
-			last_src = sw;
+			last_src = sword;
 			unicast[k] = rte_is_unicast_ether_addr(&eth->dst_addr);
 			if (unicast[k]) {
-				dst_word[ndst] = dw;
+				dst_word[ndst] = dword;
 				dst[ndst++] = &keys[1][k];
 			}
 		}

@@ -165,15 +165,16 @@ pmd_main(void *arg)
 			struct sw_port *p = l->q[i].port;
 			uint16_t n = p->ops->rx(p, l->q[i].q, pkts, SW_BURST);
 
+			if (n > 0) {
+				got += n;
+				pmd->batches++;
+				sw_l2_input(pmd, view, p, pkts, n, now_ms);
+				if (p->ops->rx_done != NULL)
+					p->ops->rx_done(p, l->q[i].q);
+			}
+			/* after the burst ended: an interrupt enters the ring itself */
 			if (p->rxmod != NULL)
 				sw_rxmod_poll_queue(p, l->q[i].q);
-			if (n == 0)
-				continue;
-			got += n;
-			pmd->batches++;
-			sw_l2_input(pmd, view, p, pkts, n, now_ms);
-			if (p->ops->rx_done != NULL)
-				p->ops->rx_done(p, l->q[i].q);
 		}
 		/* owed guest interrupts whose window closed (checked every iteration) */
 		if (sw_rxmod_pmd_poll(pmd, view) || got > 0)

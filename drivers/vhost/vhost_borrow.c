@@ -34,24 +34,34 @@ borrow_free(void *addr, void *opaque)
 	RTE_SET_USED(opaque);
 }
 
+void
+vhost_borrow_init(struct hv_vring *vr)
+{
+	vr->borrow_shinfo.free_cb = borrow_free;
+	vr->borrow_shinfo.fcb_opaque = NULL;
+	rte_mbuf_ext_refcnt_set(&vr->borrow_shinfo, 1);
+}
+
+bool
+vhost_borrow_leaked(struct hv_vring *vr)
+{
+	return rte_mbuf_ext_refcnt_read(&vr->borrow_shinfo) != 1;
+}
+
 /* Point @s at @len bytes of guest memory at @base. */
 static void
-borrow_attach(struct rte_mbuf *s, uint8_t *base, uint16_t len)
+borrow_attach(struct hv_vring *vr, struct rte_mbuf *s, uint8_t *base, uint16_t len)
 {
-	/* the mbuf's own data room is unused while attached: its shared info lives there */
-	struct rte_mbuf_ext_shared_info *shinfo = s->buf_addr;
-
-	shinfo->free_cb = borrow_free;
-	shinfo->fcb_opaque = NULL;
-	rte_mbuf_ext_refcnt_set(shinfo, 1);
+	/* one reference per segment: a clone of it adds its own */
+	rte_mbuf_ext_refcnt_update(&vr->borrow_shinfo, 1);
 	/* no IOVA: a device must never see guest memory (the ethdev path copies) */
-	rte_pktmbuf_attach_extbuf(s, base, RTE_BAD_IOVA, len, shinfo);
+	rte_pktmbuf_attach_extbuf(s, base, RTE_BAD_IOVA, len, &vr->borrow_shinfo);
 	s->data_len = len;
 }
 
 int
-vhost_borrow_tail(struct hv_vhost_port *port, const struct hv_chain *c, uint16_t i,
-		  uint32_t off, struct rte_mbuf *m, struct rte_mbuf *last)
+vhost_borrow_tail(struct hv_vhost_port *port, struct hv_vring *vr, const struct hv_chain *c,
+		  uint16_t i, uint32_t off, struct rte_mbuf *m, struct rte_mbuf *last)
 {
 	for (; i < c->n_iov; i++, off = 0) {
 		uint8_t *base = c->iov[i].base;
@@ -63,7 +73,7 @@ vhost_borrow_tail(struct hv_vhost_port *port, const struct hv_chain *c, uint16_t
 
 			if (unlikely(s == NULL))
 				return HV_VHOST_DROP_NO_MBUF;
-			borrow_attach(s, base + off, k);
+			borrow_attach(vr, s, base + off, k);
 			last->next = s;
 			last = s;
 			m->nb_segs++;

@@ -508,9 +508,7 @@ hv_vhost_port_create(const struct hv_vhost_port_conf *conf)
 	port->queue_pairs = conf->queue_pairs;
 	port->offered_features = conf->features ? conf->features : HV_VHOST_FEATURES_DEFAULT;
 	port->mp = conf->mp;
-	/* a borrowing mbuf keeps its shared info in its own, then unused, data room */
-	port->borrow = conf->borrow && rte_pktmbuf_data_room_size(conf->mp) >=
-					       sizeof(struct rte_mbuf_ext_shared_info);
+	port->borrow = conf->borrow;
 	port->listen_fd = port->conn_fd = -1;
 	port->retry_delay_ms = RETRY_MIN_MS;
 	vhost_dev_init(port);

@@ -186,6 +186,7 @@ vhost_dev_init(struct hv_vhost_port *port)
 
 		memset(vr, 0, sizeof(*vr));
 		vr->kickfd = vr->callfd = vr->errfd = -1;
+		vhost_borrow_init(vr);
 	}
 	vhost_dev_set_features(port, 0);
 	port->protocol_features = 0;

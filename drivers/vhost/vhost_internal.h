@@ -39,6 +39,12 @@ struct hv_vring {
 	uint32_t mem_hint;
 	bool held;             /* a burst borrowed: entered until hv_vhost_rx_done() */
 	uint16_t held_entries; /* used entries that burst wrote, published at done */
+	/*
+	 * Shared by every borrowed segment of a burst (and clones of them):
+	 * refcnt 1 + one per reference, so back to 1 when nothing borrows. Here,
+	 * not in an mbuf, so that it outlives any mbuf pointing at it.
+	 */
+	struct rte_mbuf_ext_shared_info borrow_shinfo;
 	struct hv_vhost_vring_stats stats;
 	struct hv_ratelimit log_rl;
 
@@ -128,10 +134,17 @@ vring_light_fence(void)
 /* Control side: a full fence on every thread of the process, or on this one. */
 void vring_heavy_fence(void);
 
-/* Enter a ring from the polling thread; false when it must not be touched. */
+/*
+ * Enter a ring from the polling thread; false when it must not be touched.
+ * Inside a burst that borrowed (until hv_vhost_rx_done()) the thread is in
+ * already, and entering and leaving again (an interrupt, a kick toggle)
+ * must not clear busy: the control thread could unmap what is borrowed.
+ */
 static inline bool
 vring_enter(struct hv_vring *vr)
 {
+	if (unlikely(vr->held))
+		return true;
 	if (!__atomic_load_n(&vr->ready, __ATOMIC_RELAXED))
 		return false;
 	__atomic_store_n(&vr->busy, 1, __ATOMIC_RELAXED);
@@ -146,6 +159,8 @@ vring_enter(struct hv_vring *vr)
 static inline void
 vring_leave(struct hv_vring *vr)
 {
+	if (unlikely(vr->held))
+		return;
 	__atomic_store_n(&vr->busy, 0, __ATOMIC_RELEASE);
 }
 
@@ -166,8 +181,12 @@ struct hv_chain;
  * the last segment of @m, as mbufs pointing into guest memory.
  * @return 0 or HV_VHOST_DROP_NO_MBUF (what was chained stays on @m).
  */
-int vhost_borrow_tail(struct hv_vhost_port *port, const struct hv_chain *c, uint16_t i,
-		      uint32_t off, struct rte_mbuf *m, struct rte_mbuf *last);
+int vhost_borrow_tail(struct hv_vhost_port *port, struct hv_vring *vr, const struct hv_chain *c,
+		      uint16_t i, uint32_t off, struct rte_mbuf *m, struct rte_mbuf *last);
+/* Set up a vring's shared info for borrowed segments (nothing borrows). */
+void vhost_borrow_init(struct hv_vring *vr);
+/* At the end of a burst that borrowed: whether something still borrows (a caller's bug). */
+bool vhost_borrow_leaked(struct hv_vring *vr);
 
 /* ---- device state (vhost_dev.c) ---- */
 

@@ -327,8 +327,8 @@ tx_hdr_ok(const struct hv_vhost_port *port, const struct virtio_net_hdr *h, uint
  * @borrow, only until the first mbuf is full, the rest is borrowed.
  */
 static int
-chain_to_mbuf(struct hv_vhost_port *port, const struct hv_chain *c, struct rte_mbuf *m,
-	      bool borrow)
+chain_to_mbuf(struct hv_vhost_port *port, struct hv_vring *vr, const struct hv_chain *c,
+	      struct rte_mbuf *m, bool borrow)
 {
 	uint32_t skip = port->hdr_size;
 	struct rte_mbuf *cur = m;
@@ -353,7 +353,7 @@ chain_to_mbuf(struct hv_vhost_port *port, const struct hv_chain *c, struct rte_m
 				struct rte_mbuf *next;
 
 				if (borrow)
-					return vhost_borrow_tail(port, c, i,
+					return vhost_borrow_tail(port, vr, c, i,
 								 (uint32_t)(src - c->iov[i].base),
 								 m, cur);
 				next = rte_pktmbuf_alloc(port->mp);
@@ -387,7 +387,7 @@ chain_to_mbuf(struct hv_vhost_port *port, const struct hv_chain *c, struct rte_m
 static inline uint32_t
 hdr_span(const struct virtio_net_hdr *h)
 {
-	uint32_t span = 128;
+	uint32_t span = 256;
 
 	if (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM || h->gso_type != VIRTIO_NET_HDR_GSO_NONE)
 		span = RTE_MAX(span, RTE_MAX((uint32_t)h->csum_start + 60,
@@ -421,9 +421,14 @@ dequeue_one(struct hv_vhost_port *port, struct hv_vring *vr, const struct hv_cha
 		chain_read(c, 0, &h, port->hdr_size);
 	if (!tx_hdr_ok(port, &h, pkt_len))
 		return HV_VHOST_DROP_BAD_HEADER;
-	/* borrow only a tail that no header reaches into */
-	borrow = port->borrow && pkt_len > room && hdr_span(&h) <= room;
-	rc = chain_to_mbuf(port, c, m, borrow);
+	/*
+	 * Borrow only a tail that no header reaches into, and in no more pieces
+	 * than twice the mbufs copying would take: a guest of tiny buffers must
+	 * not drain the pool every port shares.
+	 */
+	borrow = port->borrow && pkt_len > room && hdr_span(&h) <= room &&
+		 c->n_iov <= 2 * ((pkt_len + room - 1) / room) + 1;
+	rc = chain_to_mbuf(port, vr, c, m, borrow);
 	if (rc != 0)
 		return rc;
 	*borrowed = borrow;
@@ -554,6 +559,10 @@ hv_vhost_rx_done(struct hv_vhost_port *port, uint16_t qp)
 	vr = &port->vr[2 * qp + 1];
 	if (likely(!vr->held))
 		return;
+	if (unlikely(vhost_borrow_leaked(vr)))
+		HV_LOG_RL(&vr->log_rl, ERR,
+			  "vhost %s: a frame still points into the guest after its burst ended",
+			  port->name);
 	vr->held = false;
 	vring_used_done(port, vr, vr->held_entries);
 	vring_leave(vr);
