@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Shared by the benchmarks that start processes and OVS-DPDK
-# (bench_switch.sh, bench_iperf3.sh). Sourced; the caller defines note(),
+# (bench_switch.sh, bench_iperf3.sh; bench_offload.sh uses
+# bench_hugepages). Sourced; the caller defines note(),
 # the array pids (processes to stop on exit, newest last) and, for OVS,
 # ovs_dir.
 
@@ -71,4 +72,21 @@ ovs_db_start() {
 	[ -S "$ovs_dir/db.sock" ] ||
 		{ ovs_why="ovsdb-server did not start: $(tail -2 "$ovs_dir/ovsdb.log")"; return 1; }
 	return 0
+}
+
+# Whether a run uses 2 MiB hugepages, from HV_BENCH_HUGEPAGES: auto (when
+# hugetlbfs is mounted with 2 MiB pages and 1024 are free), 1 (required) or
+# 0 (--no-huge). Prints 1 or 0; fails when 1 is required and not possible.
+bench_hugepages() {
+	local want=${HV_BENCH_HUGEPAGES:-auto} free size ok=0
+
+	free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
+	size=$(awk '/^Hugepagesize:/ { print $2 }' /proc/meminfo)
+	grep -q hugetlbfs /proc/mounts && [ "${size:-0}" = 2048 ] && [ "${free:-0}" -ge 1024 ] &&
+		ok=1
+	case $want in
+	auto) echo "$ok" ;;
+	1) [ "$ok" = 1 ] && echo 1 ;;
+	*) echo 0 ;;
+	esac
 }

@@ -38,7 +38,6 @@ gen_cpu=${HV_BENCH_GEN_CPU:-0}
 dut_cpu=${HV_BENCH_DUT_CPU:-1}
 duration=${HV_BENCH_DURATION_S:-5}
 reps=${HV_BENCH_REPS:-3}
-huge=${HV_BENCH_HUGEPAGES:-auto}
 prefix=hvbo$$
 rundir=$(mktemp -d /tmp/hv-bench-offload-XXXXXX)
 sw_pid=
@@ -64,16 +63,8 @@ for b in app/hvswitch/hvswitch app/hvctl/hvctl tests/perf/bench_offload; do
 	cp "$build/$b" "$rundir/" || die "copy failed"
 done
 
-huge_free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
-huge_size_kb=$(awk '/^Hugepagesize:/ { print $2 }' /proc/meminfo)
-if [ "$huge" = auto ]; then
-	huge=0
-	grep -q hugetlbfs /proc/mounts && [ "${huge_size_kb:-0}" = 2048 ] &&
-		[ "${huge_free:-0}" -ge 1024 ] && huge=1
-elif [ "$huge" = 1 ]; then
-	grep -q hugetlbfs /proc/mounts && [ "${huge_size_kb:-0}" = 2048 ] &&
-		[ "${huge_free:-0}" -ge 1024 ] || die "HV_BENCH_HUGEPAGES=1 needs hugetlbfs and 1024 free 2 MiB pages"
-fi
+. "$(dirname "$0")/bench_lib.sh"
+huge=$(bench_hugepages) || die "HV_BENCH_HUGEPAGES=1 needs hugetlbfs and 1024 free 2 MiB pages"
 if [ "$huge" = 1 ]; then
 	# --in-memory: no hugepage files left behind; the generator's guest
 	# memory must be one memfd per list to be shared with the switch

@@ -70,17 +70,10 @@ testpmd=${HV_BENCH_TESTPMD:-dpdk-testpmd}
 vswitchd=${HV_BENCH_OVS_VSWITCHD:-/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk}
 pktgen_src=${HV_BENCH_PKTGEN:-$build/tests/perf/hv_pktgen}
 
-huge=${HV_BENCH_HUGEPAGES:-auto}
-huge_free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
-huge_size_kb=$(awk '/^Hugepagesize:/ { print $2 }' /proc/meminfo)
-if [ "$huge" = auto ]; then
-	huge=0
-	grep -q hugetlbfs /proc/mounts && [ "${huge_size_kb:-0}" = 2048 ] &&
-		[ "${huge_free:-0}" -ge 1024 ] && huge=1
-elif [ "$huge" = 1 ]; then
-	grep -q hugetlbfs /proc/mounts && [ "${huge_free:-0}" -ge 1024 ] ||
-		{ echo "bench_switch: HV_BENCH_HUGEPAGES=1 needs hugetlbfs and 1024 free 2 MiB pages" >&2; exit 1; }
-fi
+# bench_hugepages, stop_pid, forget_pid, ovs_vsctl, ovs_db_start
+. "$(dirname "$0")/bench_lib.sh"
+huge=$(bench_hugepages) ||
+	{ echo "bench_switch: HV_BENCH_HUGEPAGES=1 needs hugetlbfs and 1024 free 2 MiB pages" >&2; exit 1; }
 if [ "$huge" = 1 ]; then
 	mem_mode="2 MiB hugepages"
 	# --in-memory: no hugepage files to leave behind; the generator's one
@@ -105,8 +98,6 @@ die() {
 note() {
 	echo "bench_switch: $*" >&2
 }
-# stop_pid, forget_pid, ovs_vsctl, ovs_db_start
-. "$(dirname "$0")/bench_lib.sh"
 
 [ -x "$build/app/hvswitch/hvswitch" ] || die "no $build/app/hvswitch/hvswitch (build first: ninja -C $build)"
 [ -x "$build/app/hvctl/hvctl" ] || die "no $build/app/hvctl/hvctl (build first: ninja -C $build)"
