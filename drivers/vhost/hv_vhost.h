@@ -161,8 +161,10 @@ void hv_vhost_port_destroy(struct hv_vhost_port *port);
  * fields included, lies there, else the frame is copied whole); the rest is
  * chained as external buffers pointing into guest memory
  * (hv_vhost_mbuf_borrows()). The guest gets the burst's buffers back, and the
- * ring may be stopped, only in hv_vhost_rx_done(): until then the mbufs must
- * be read only, and copied (rte_pktmbuf_copy()) before anything keeps them.
+ * ring may be stopped, only in hv_vhost_rx_done(): until then the borrowed
+ * segments are read-only (the first mbuf is the caller's), and a frame must be
+ * copied (rte_pktmbuf_copy()) before anything keeps it. Frames are borrowed
+ * only in up to twice as many pieces as a copy would take mbufs.
  * @return frames stored in @p pkts (0 when the ring is not running).
  */
 uint16_t hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp,
