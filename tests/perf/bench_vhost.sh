@@ -66,23 +66,12 @@ s1=$rundir/p1.sock
 pids=()      # processes to stop on exit
 fifo_fd=     # testpmd's stdin, held open while it runs
 
-# Stop one process: SIGINT, then SIGKILL after @2 seconds.
-stop_pid() {
-	local pid=$1 grace=${2:-10} i
-
-	kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
-	kill -INT "$pid" 2>/dev/null
-	for ((i = 0; i < grace * 10; i++)); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		echo "bench_vhost: pid $pid ignored SIGINT, killing it" >&2
-		kill -KILL "$pid" 2>/dev/null
-	fi
-	wait "$pid" 2>/dev/null
-	return 0
+note() {
+	echo "bench_vhost: $*" >&2
 }
+
+# stop_pid, forget_pid
+. "$(dirname "$0")/bench_lib.sh"
 
 cleanup() {
 	local pid
@@ -96,6 +85,8 @@ cleanup() {
 		fifo_fd=
 	fi
 	rm -f "$s0" "$s1"
+	# the DUTs' and generators' DPDK runtime directories (--file-prefix hvb$$...)
+	rm -rf /var/run/dpdk/hvb$$?*
 	if [ "${HV_BENCH_KEEP_LOGS:-0}" = 1 ]; then
 		echo "bench_vhost: logs kept in $rundir" >&2
 	else
@@ -104,15 +95,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-forget_pid() {
-	local p keep=()
-
-	for p in "${pids[@]}"; do
-		[ "$p" = "$1" ] || keep+=("$p")
-	done
-	pids=("${keep[@]}")
-}
 
 # Wait until both sockets exist or the DUT died; 20 s at most.
 wait_sockets() {

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Loads issued ahead by the data path (vhost_rxtx.c): guest memory, written
+ * on another core, is far, and misses issued back to back overlap where one
+ * frame at a time would wait for each in turn.
+ */
+#ifndef HV_VHOST_PREFETCH_H
+#define HV_VHOST_PREFETCH_H
+
+#include <rte_mbuf.h>
+#include <rte_prefetch.h>
+
+#include "vhost_internal.h"
+
+static inline uint16_t
+avail_entry(const struct hv_vring *vr, uint16_t idx)
+{
+	return __atomic_load_n(&vr->avail->ring[idx & vr->mask], __ATOMIC_RELAXED);
+}
+
+/* How many frames ahead a burst starts loading buffers: guest memory is far. */
+#define PREFETCH_AHEAD 4
+
+/*
+ * Start loading the descriptors of the next @n avail entries from @idx. The
+ * guest just wrote them on another core: issued back to back, their misses
+ * overlap, where one frame at a time would wait for each in turn.
+ */
+static inline void
+prefetch_descs(const struct hv_vring *vr, uint16_t idx, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		uint16_t head = avail_entry(vr, (uint16_t)(idx + i));
+
+		if (likely(head < vr->size))
+			rte_prefetch0(&vr->desc[head]);
+	}
+}
+
+/*
+ * Ask for a line we are about to write in exclusive state, so the store does
+ * not miss a second time to take it from the core that read it last.
+ * PREFETCHW is on every x86-64 since AMD K8 and Intel Broadwell, and a NOP on
+ * the Intel cores before (the baseline -march here does not enable it).
+ */
+static inline void
+prefetch_for_write(const void *p)
+{
+#if defined(RTE_ARCH_X86_64)
+	asm volatile("prefetchw %0" : : "m"(*(const volatile char *)p));
+#else
+	__builtin_prefetch(p, 1, 3);
+#endif
+}
+
+/* How much of a chain's first buffer a burst loads ahead: a small frame whole. */
+#define PREFETCH_SPAN 192
+
+/*
+ * Start loading the first buffer of the chain at avail position @idx, so that
+ * copying the frame before it hides the cache miss. Every line of the first
+ * @span bytes (at most PREFETCH_SPAN, at most the descriptor): a 64 B frame
+ * behind its net header straddles two lines, and the second miss taken in
+ * the copy would wait alone. Only a hint: nothing is read through it, and an
+ * address outside the hinted region is skipped.
+ */
+static inline void
+prefetch_chain(const struct hv_vhost_port *port, const struct hv_vring *vr, uint16_t idx,
+	       uint32_t span, bool for_write)
+{
+	const struct hv_mem_region *r;
+	uint16_t head = avail_entry(vr, idx);
+	uint64_t addr, off;
+	uint32_t len;
+	const uint8_t *p;
+
+	if (unlikely(head >= vr->size || vr->mem_hint >= port->mem.n))
+		return;
+	addr = __atomic_load_n(&vr->desc[head].addr, __ATOMIC_RELAXED);
+	len = __atomic_load_n(&vr->desc[head].len, __ATOMIC_RELAXED);
+	r = &port->mem.r[vr->mem_hint];
+	off = addr - r->gpa;
+	if (off >= r->size)
+		return;
+	span = RTE_MIN(RTE_MIN(span, len), (uint32_t)PREFETCH_SPAN);
+	if (span > r->size - off)
+		span = (uint32_t)(r->size - off);
+	p = r->hva + off;
+	/* the first line, then the start of each following line the span reaches */
+	for (uintptr_t a = (uintptr_t)p; a < (uintptr_t)p + RTE_MAX(span, 1u);
+	     a = RTE_ALIGN_FLOOR(a, RTE_CACHE_LINE_SIZE) + RTE_CACHE_LINE_SIZE) {
+		if (for_write)
+			prefetch_for_write((const void *)a);
+		else
+			rte_prefetch0((const void *)a);
+	}
+}
+
+/*
+ * Start loading the first buffer of each of the next @n chains, all before
+ * copying any. Guest buffers miss the caches and often the TLB; issued back
+ * to back their misses and page walks overlap, where a frame at a time would
+ * wait for each in turn. Into the guest (@pkts set) the span is what the
+ * frame will fill; out of it, what the guest's descriptor holds.
+ */
+static inline void
+prefetch_chains(const struct hv_vhost_port *port, const struct hv_vring *vr, uint16_t idx,
+		uint16_t n, struct rte_mbuf *const *pkts)
+{
+	prefetch_descs(vr, idx, n);
+	for (uint16_t i = 0; i < n; i++)
+		prefetch_chain(port, vr, (uint16_t)(idx + i),
+			       pkts != NULL ? port->hdr_size + pkts[i]->data_len : UINT32_MAX,
+			       pkts != NULL);
+}
+
+/*
+ * Ask for the used-ring lines the next @n entries from @idx will go to: the
+ * guest reads them on its core, and a store that has to fetch its line holds
+ * up every store behind it.
+ */
+static inline void
+prefetch_used(const struct hv_vring *vr, uint16_t idx, uint16_t n)
+{
+	const uint16_t per_line = RTE_CACHE_LINE_SIZE / sizeof(struct vring_used_elem);
+
+	for (uint16_t i = 0; i < n; i += per_line)
+		prefetch_for_write(&vr->used->ring[(uint16_t)(idx + i) & vr->mask]);
+	if (n > 0)
+		prefetch_for_write(&vr->used->ring[(uint16_t)(idx + n - 1) & vr->mask]);
+}
+
+#endif
