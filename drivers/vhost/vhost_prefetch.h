@@ -53,6 +53,31 @@ prefetch_for_write(const void *p)
 #endif
 }
 
+static inline void
+prefetch_line(const void *p, bool for_write)
+{
+	if (for_write)
+		prefetch_for_write(p);
+	else
+		rte_prefetch0(p);
+}
+
+/*
+ * Whether line @a of a receive buffer starting at @p holds the net header
+ * and nothing else: a DPDK guest puts it at the end of its mbuf headroom,
+ * the frame from the next line on. That line is only read, and written
+ * only if the header changed (hdr_store()): claiming it for writing would
+ * take it from the guest's core for nothing.
+ */
+static inline bool
+hdr_line_alone(const struct hv_vhost_port *port, const uint8_t *p, uintptr_t a)
+{
+	uintptr_t hdr_end = (uintptr_t)p + port->hdr_size;
+
+	/* a header (at most 12 bytes) that ends where a line ends lies in that line */
+	return a == (uintptr_t)p && (hdr_end & (RTE_CACHE_LINE_SIZE - 1)) == 0;
+}
+
 /* How much of a chain's first buffer a burst loads ahead: a small frame whole. */
 #define PREFETCH_SPAN 192
 
@@ -89,10 +114,7 @@ prefetch_chain(const struct hv_vhost_port *port, const struct hv_vring *vr, uint
 	/* the first line, then the start of each following line the span reaches */
 	for (uintptr_t a = (uintptr_t)p; a < (uintptr_t)p + RTE_MAX(span, 1u);
 	     a = RTE_ALIGN_FLOOR(a, RTE_CACHE_LINE_SIZE) + RTE_CACHE_LINE_SIZE) {
-		if (for_write)
-			prefetch_for_write((const void *)a);
-		else
-			rte_prefetch0((const void *)a);
+		prefetch_line((const void *)a, for_write && !hdr_line_alone(port, p, a));
 	}
 }
 
@@ -117,17 +139,18 @@ prefetch_chains(const struct hv_vhost_port *port, const struct hv_vring *vr, uin
 /*
  * Ask for the used-ring lines the next @n entries from @idx will go to: the
  * guest reads them on its core, and a store that has to fetch its line holds
- * up every store behind it.
+ * up every store behind it. @for_write false: lines expected to be only
+ * read (entries already in place, see used_put_unless_equal()).
  */
 static inline void
-prefetch_used(const struct hv_vring *vr, uint16_t idx, uint16_t n)
+prefetch_used(const struct hv_vring *vr, uint16_t idx, uint16_t n, bool for_write)
 {
 	const uint16_t per_line = RTE_CACHE_LINE_SIZE / sizeof(struct vring_used_elem);
 
 	for (uint16_t i = 0; i < n; i += per_line)
-		prefetch_for_write(&vr->used->ring[(uint16_t)(idx + i) & vr->mask]);
+		prefetch_line(&vr->used->ring[(uint16_t)(idx + i) & vr->mask], for_write);
 	if (n > 0)
-		prefetch_for_write(&vr->used->ring[(uint16_t)(idx + n - 1) & vr->mask]);
+		prefetch_line(&vr->used->ring[(uint16_t)(idx + n - 1) & vr->mask], for_write);
 }
 
 #endif

@@ -66,6 +66,25 @@ used_put(struct hv_vring *vr, uint16_t used_idx, uint16_t head, uint32_t len)
 	e->len = len;
 }
 
+/*
+ * used_put(), but no store where the entry already holds these bytes: a
+ * guest that posts its buffers in ring order and receives frames of one
+ * size finds the same entries lap after lap, and it read those lines last
+ * (see hdr_store()). @return whether it stored.
+ */
+static inline bool
+used_put_unless_equal(struct hv_vring *vr, uint16_t used_idx, uint16_t head, uint32_t len)
+{
+	struct vring_used_elem *e = &vr->used->ring[used_idx & vr->mask];
+	const struct vring_used_elem want = {.id = head, .len = len};
+
+	/* one 8-byte load and compare */
+	if (memcmp(e, &want, sizeof(want)) == 0)
+		return false;
+	*e = want;
+	return true;
+}
+
 static inline void
 used_publish(struct hv_vring *vr)
 {
@@ -361,9 +380,9 @@ hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 	}
 	prefetch_chains(port, vr, vr->last_avail_idx, n, NULL);
 	if (port->in_order)
-		prefetch_used(vr, (uint16_t)(vr->last_used_idx + n - 1), 1);
+		prefetch_used(vr, (uint16_t)(vr->last_used_idx + n - 1), 1, true);
 	else
-		prefetch_used(vr, vr->last_used_idx, n);
+		prefetch_used(vr, vr->last_used_idx, n, true);
 	for (uint16_t i = 0; i < RTE_MIN(n, (uint16_t)PREFETCH_AHEAD); i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (uint16_t i = 0; i < n; i++) {
@@ -569,10 +588,33 @@ rx_hdr_fill(const struct hv_vhost_port *port, struct rte_mbuf *m, struct virtio_
 	return true;
 }
 
+/*
+ * Write the net header into the guest's buffer unless its bytes are already
+ * there. A guest that recycles its receive buffers (a DPDK guest's mbufs)
+ * finds the same header in them frame after frame; it read that line last,
+ * and a store would have to take the line back from its core, then make it
+ * miss again in its read. DPDK's vhost and virtio drivers skip equal header
+ * fields for the same reason. The guest may change the bytes under us: it
+ * then reads a header it wrote itself, its own loss only.
+ */
+static inline void
+hdr_store(uint8_t *dst, const struct virtio_net_hdr *h, uint8_t size)
+{
+	/* constant sizes: inline loads and stores, not libc calls */
+	if (size == sizeof(*h)) {
+		if (memcmp(dst, h, sizeof(*h)) != 0)
+			memcpy(dst, h, sizeof(*h));
+	} else {
+		if (memcmp(dst, h, sizeof(*h) - sizeof(h->num_buffers)) != 0)
+			memcpy(dst, h, sizeof(*h) - sizeof(h->num_buffers));
+	}
+}
+
 struct rx_pos {
 	uint16_t avail; /* next avail entry */
 	uint16_t used;  /* next used entry */
 	uint16_t end;   /* avail index the guest published */
+	uint16_t rewritten; /* used entries that had to be stored */
 };
 
 /*
@@ -617,11 +659,7 @@ enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
 				h.num_buffers = 1;
 			if (likely(chain->iov[0].len >= port->hdr_size)) {
 				/* the usual case: the header in one piece */
-				/* constant sizes: inline stores, not a libc call */
-				if (port->hdr_size == sizeof(h))
-					memcpy(chain->iov[0].base, &h, sizeof(h));
-				else
-					memcpy(chain->iov[0].base, &h, sizeof(h) - sizeof(h.num_buffers));
+				hdr_store(chain->iov[0].base, &h, port->hdr_size);
 				w.off = port->hdr_size;
 				w.written = port->hdr_size;
 				if (w.off == chain->iov[0].len) {
@@ -637,7 +675,7 @@ enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
 			}
 		}
 		mbuf_to_chain(&mc, &w);
-		used_put(vr, u++, head, w.written);
+		pos->rewritten += used_put_unless_equal(vr, u++, head, w.written);
 		a++;
 		nbufs++;
 		need -= w.written;
@@ -682,9 +720,11 @@ hv_vhost_tx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 	pos.avail = vr->last_avail_idx;
 	pos.used = vr->last_used_idx;
 	pos.end = vr->last_avail_idx + avail;
+	pos.rewritten = 0;
 	/* a 64 KiB frame may take many buffers; the common case takes one each */
 	prefetch_chains(port, vr, pos.avail, (uint16_t)RTE_MIN((uint32_t)n, avail), pkts);
-	prefetch_used(vr, pos.used, (uint16_t)RTE_MIN((uint32_t)n, avail));
+	/* entries that repeat are only read: the last burst's are the guess */
+	prefetch_used(vr, pos.used, (uint16_t)RTE_MIN((uint32_t)n, avail), !vr->used_repeats);
 	for (i = 0; i < RTE_MIN(n, (uint16_t)PREFETCH_AHEAD); i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (i = 0; i < n; i++) {
@@ -717,6 +757,7 @@ hv_vhost_tx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 		uint16_t entries = (uint16_t)(pos.used - vr->last_used_idx);
 
 		vr->last_used_idx = pos.used;
+		vr->used_repeats = pos.rewritten == 0;
 		vring_used_done(port, vr, entries);
 	}
 leave:
