@@ -156,6 +156,7 @@ vring_reset(struct hv_vring *vr)
 	vr->last_avail_idx = 0;
 	vr->last_used_idx = 0;
 	vr->signalled_used_valid = false;
+	vr->used_repeats = false;
 	__atomic_store_n(&vr->broken, false, __ATOMIC_RELAXED);
 	vr->mem_hint = 0;
 	vr->desc_ua = vr->avail_ua = vr->used_ua = 0;

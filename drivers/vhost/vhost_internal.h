@@ -39,7 +39,7 @@ struct hv_vring {
 	uint32_t mem_hint;
 	bool held;             /* a burst borrowed: entered until hv_vhost_rx_done() */
 	uint16_t held_entries; /* used entries that burst wrote, published at done */
-	bool used_repeats; /* the last burst into the guest found its used entries in place */
+	bool used_repeats; /* the last burst into the guest had no used entry to store */
 	/*
 	 * Shared by every borrowed segment of a burst (and clones of them):
 	 * refcnt 1 + one per reference, so back to 1 when nothing borrows. Here,

@@ -53,6 +53,7 @@ prefetch_for_write(const void *p)
 #endif
 }
 
+/* Load line @p, or claim it for writing (prefetch_for_write()). */
 static inline void
 prefetch_line(const void *p, bool for_write)
 {

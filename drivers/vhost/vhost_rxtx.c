@@ -472,6 +472,40 @@ hv_vhost_rx_done(struct hv_vhost_port *port, uint16_t qp)
 
 /* ---- into the guest's RX ring ---- */
 
+/*
+ * Copy into guest memory. A large piece (a borrowed 64 KiB tail) goes in
+ * chunks, each first claiming for writing the lines COPY_AHEAD bytes further
+ * on: the receiving guest's core read them last, and the hardware prefetcher
+ * neither claims lines for writing early nor crosses a 4 KiB page. Measured
+ * inside one run, 18 % more bytes per cycle for a 64 KiB TSO frame
+ * (doc/performance.rst, "Offloads"); prefetching the source as well was
+ * slower.
+ */
+#define COPY_CHUNK 1024
+#define COPY_AHEAD 2048
+
+static inline void
+copy_to_guest(uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+	uint32_t done = 0;
+
+	if (likely(len < COPY_AHEAD)) {
+		rte_memcpy(dst, src, len);
+		return;
+	}
+	for (uint32_t x = 0; x < COPY_AHEAD; x += RTE_CACHE_LINE_SIZE)
+		prefetch_for_write(dst + x);
+	for (; done + COPY_CHUNK <= len; done += COPY_CHUNK) {
+		uint32_t ahead_end = RTE_MIN(done + COPY_AHEAD + COPY_CHUNK, len);
+
+		for (uint32_t x = done + COPY_AHEAD; x < ahead_end; x += RTE_CACHE_LINE_SIZE)
+			prefetch_for_write(dst + x);
+		rte_memcpy(dst + done, src + done, COPY_CHUNK);
+	}
+	if (done < len)
+		rte_memcpy(dst + done, src + done, len - done);
+}
+
 struct chain_writer {
 	const struct hv_chain *c;
 	uint16_t i;   /* current iov */
@@ -488,7 +522,7 @@ writer_put(struct chain_writer *w, const uint8_t *src, uint32_t len)
 		const struct hv_iov *v = &w->c->iov[w->i];
 		uint32_t k = RTE_MIN(v->len - w->off, len - done);
 
-		rte_memcpy(v->base + w->off, src + done, k);
+		copy_to_guest(v->base + w->off, src + done, k);
 		done += k;
 		w->off += k;
 		if (w->off == v->len) {
@@ -515,7 +549,7 @@ mbuf_to_chain(struct mbuf_cursor *mc, struct chain_writer *w)
 		uint32_t len = mc->seg->data_len;
 
 		if (likely(len <= v->len - w->off)) {
-			rte_memcpy(v->base + w->off, rte_pktmbuf_mtod(mc->seg, const uint8_t *), len);
+			copy_to_guest(v->base + w->off, rte_pktmbuf_mtod(mc->seg, const uint8_t *), len);
 			w->off += len;
 			w->written += len;
 			if (w->off == v->len) {
@@ -589,24 +623,30 @@ rx_hdr_fill(const struct hv_vhost_port *port, struct rte_mbuf *m, struct virtio_
 }
 
 /*
- * Write the net header into the guest's buffer unless its bytes are already
- * there. A guest that recycles its receive buffers (a DPDK guest's mbufs)
- * finds the same header in them frame after frame; it read that line last,
- * and a store would have to take the line back from its core, then make it
- * miss again in its read. DPDK's vhost and virtio drivers skip equal header
+ * Write the net header's fields before num_buffers into the guest's buffer
+ * unless those bytes are already there (num_buffers: num_buffers_store()). A
+ * guest that recycles its receive buffers (a DPDK guest's mbufs) finds the
+ * same header in them frame after frame; it read that line last, and a
+ * store would have to take the line back from its core, then make it miss
+ * again in its read. DPDK's vhost and virtio drivers skip equal header
  * fields for the same reason. The guest may change the bytes under us: it
  * then reads a header it wrote itself, its own loss only.
  */
 static inline void
-hdr_store(uint8_t *dst, const struct virtio_net_hdr *h, uint8_t size)
+hdr_store(uint8_t *dst, const struct virtio_net_hdr *h)
 {
-	/* constant sizes: inline loads and stores, not libc calls */
-	if (size == sizeof(*h)) {
-		if (memcmp(dst, h, sizeof(*h)) != 0)
-			memcpy(dst, h, sizeof(*h));
-	} else {
-		if (memcmp(dst, h, sizeof(*h) - sizeof(h->num_buffers)) != 0)
-			memcpy(dst, h, sizeof(*h) - sizeof(h->num_buffers));
+	/* a constant size: inline loads and stores, not libc calls */
+	if (memcmp(dst, h, offsetof(struct virtio_net_hdr, num_buffers)) != 0)
+		memcpy(dst, h, offsetof(struct virtio_net_hdr, num_buffers));
+}
+
+/* num_buffers (little endian, possibly split between buffers), unless already there. */
+static inline void
+num_buffers_store(uint8_t *lo, uint8_t *hi, uint16_t nbufs)
+{
+	if (*lo != (uint8_t)nbufs || *hi != (uint8_t)(nbufs >> 8)) {
+		*lo = (uint8_t)nbufs;
+		*hi = (uint8_t)(nbufs >> 8);
 	}
 }
 
@@ -659,7 +699,7 @@ enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
 				h.num_buffers = 1;
 			if (likely(chain->iov[0].len >= port->hdr_size)) {
 				/* the usual case: the header in one piece */
-				hdr_store(chain->iov[0].base, &h, port->hdr_size);
+				hdr_store(chain->iov[0].base, &h);
 				w.off = port->hdr_size;
 				w.written = port->hdr_size;
 				if (w.off == chain->iov[0].len) {
@@ -680,10 +720,8 @@ enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
 		nbufs++;
 		need -= w.written;
 	} while (need > 0);
-	if (nb_lo != NULL && nbufs > 1) {
-		*nb_lo = nbufs & 0xff;
-		*nb_hi = nbufs >> 8;
-	}
+	if (nb_lo != NULL)
+		num_buffers_store(nb_lo, nb_hi, nbufs);
 	pos->avail = a;
 	pos->used = u;
 	return 0;
