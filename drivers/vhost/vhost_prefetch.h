@@ -2,12 +2,14 @@
 /*
  * Loads issued ahead by the data path (vhost_rxtx.c): guest memory, written
  * on another core, is far, and misses issued back to back overlap where one
- * frame at a time would wait for each in turn.
+ * frame at a time would wait for each in turn. Also the copy into a guest
+ * that claims its lines ahead.
  */
 #ifndef HV_VHOST_PREFETCH_H
 #define HV_VHOST_PREFETCH_H
 
 #include <rte_mbuf.h>
+#include <rte_memcpy.h>
 #include <rte_prefetch.h>
 
 #include "vhost_internal.h"
@@ -152,6 +154,40 @@ prefetch_used(const struct hv_vring *vr, uint16_t idx, uint16_t n, bool for_writ
 		prefetch_line(&vr->used->ring[(uint16_t)(idx + i) & vr->mask], for_write);
 	if (n > 0)
 		prefetch_line(&vr->used->ring[(uint16_t)(idx + n - 1) & vr->mask], for_write);
+}
+
+/*
+ * Copy into guest memory. A large piece (a borrowed 64 KiB tail) goes in
+ * chunks, each first claiming for writing the lines COPY_AHEAD bytes further
+ * on: the receiving guest's core read them last, and the hardware prefetcher
+ * neither claims lines for writing early nor crosses a 4 KiB page. Measured
+ * inside one run, 18 % more bytes per cycle for a 64 KiB TSO frame
+ * (doc/performance.rst, "Offloads"); prefetching the source as well was
+ * slower.
+ */
+#define COPY_CHUNK 1024
+#define COPY_AHEAD 2048
+
+static inline void
+copy_to_guest(uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+	uint32_t done = 0;
+
+	if (likely(len < COPY_AHEAD)) {
+		rte_memcpy(dst, src, len);
+		return;
+	}
+	for (uint32_t x = 0; x < COPY_AHEAD; x += RTE_CACHE_LINE_SIZE)
+		prefetch_for_write(dst + x);
+	for (; done + COPY_CHUNK <= len; done += COPY_CHUNK) {
+		uint32_t ahead_end = RTE_MIN(done + COPY_AHEAD + COPY_CHUNK, len);
+
+		for (uint32_t x = done + COPY_AHEAD; x < ahead_end; x += RTE_CACHE_LINE_SIZE)
+			prefetch_for_write(dst + x);
+		rte_memcpy(dst + done, src + done, COPY_CHUNK);
+	}
+	if (done < len)
+		rte_memcpy(dst + done, src + done, len - done);
 }
 
 #endif

@@ -472,40 +472,6 @@ hv_vhost_rx_done(struct hv_vhost_port *port, uint16_t qp)
 
 /* ---- into the guest's RX ring ---- */
 
-/*
- * Copy into guest memory. A large piece (a borrowed 64 KiB tail) goes in
- * chunks, each first claiming for writing the lines COPY_AHEAD bytes further
- * on: the receiving guest's core read them last, and the hardware prefetcher
- * neither claims lines for writing early nor crosses a 4 KiB page. Measured
- * inside one run, 18 % more bytes per cycle for a 64 KiB TSO frame
- * (doc/performance.rst, "Offloads"); prefetching the source as well was
- * slower.
- */
-#define COPY_CHUNK 1024
-#define COPY_AHEAD 2048
-
-static inline void
-copy_to_guest(uint8_t *dst, const uint8_t *src, uint32_t len)
-{
-	uint32_t done = 0;
-
-	if (likely(len < COPY_AHEAD)) {
-		rte_memcpy(dst, src, len);
-		return;
-	}
-	for (uint32_t x = 0; x < COPY_AHEAD; x += RTE_CACHE_LINE_SIZE)
-		prefetch_for_write(dst + x);
-	for (; done + COPY_CHUNK <= len; done += COPY_CHUNK) {
-		uint32_t ahead_end = RTE_MIN(done + COPY_AHEAD + COPY_CHUNK, len);
-
-		for (uint32_t x = done + COPY_AHEAD; x < ahead_end; x += RTE_CACHE_LINE_SIZE)
-			prefetch_for_write(dst + x);
-		rte_memcpy(dst + done, src + done, COPY_CHUNK);
-	}
-	if (done < len)
-		rte_memcpy(dst + done, src + done, len - done);
-}
-
 struct chain_writer {
 	const struct hv_chain *c;
 	uint16_t i;   /* current iov */

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What a guest reads in its receive ring, whatever its buffers and used
+ * slots held before: drivers/vhost stores a net header, num_buffers or a
+ * used entry only where the guest's bytes differ, and copies long pieces in
+ * chunks that claim the lines ahead (doc/vhost.rst, "Stores into a guest's
+ * receive ring").
+ */
+#include <check.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_mbuf.h>
+
+#include "ring_fixture.h"
+
+/* A frame to deliver and the receive buffers it goes to. */
+struct rx_case {
+	uint32_t len;       /* frame bytes */
+	unsigned int segs;  /* mbufs it comes in */
+	uint32_t buf_len;   /* each receive buffer */
+	unsigned int nbufs; /* buffers it must take */
+};
+
+#define RX_BUF_STRIDE 0x4000u
+
+/* Guest offset of receive buffer @i of a case whose first buffer is at @base. */
+static uint32_t
+rx_buf_off(uint32_t base, unsigned int i)
+{
+	return base + i * RX_BUF_STRIDE;
+}
+
+/*
+ * Post @c->nbufs receive buffers (descriptors @first on, at @base, then
+ * every RX_BUF_STRIDE), deliver the frame, and check what the guest reads:
+ * its @hdr-byte net header (num_buffers in it when 12), each used entry,
+ * every byte of the frame.
+ */
+static void
+rx_post(uint16_t first, uint32_t base, const struct rx_case *c, unsigned int from,
+	unsigned int to)
+{
+	for (unsigned int i = from; i < to; i++) {
+		uint64_t addr = raw_gpa(rx_buf_off(base, i));
+		uint32_t len = c->buf_len;
+		uint16_t flags = VRING_DESC_F_WRITE;
+
+		raw_fe_post(&fe, 0, (uint16_t)(first + i), 1, &addr, &len, &flags);
+	}
+}
+
+/* rx_expect() without posting: the buffers are already there. */
+static void
+rx_deliver_expect(uint16_t first, uint32_t base, const struct rx_case *c, uint32_t hdr,
+		  uint32_t seed)
+{
+	uint8_t want_hdr[HDR] = {0};
+	struct rte_mbuf *m, *want;
+	uint32_t left = hdr + c->len, copied = 0;
+
+	m = peer_frame(peer_guest_pool(), c->len, seed, c->segs);
+	want = peer_frame(peer_guest_pool(), c->len, seed, 1);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_nonnull(want);
+	ck_assert_uint_eq(hv_vhost_tx_burst(bad, 0, &m, 1), 1);
+	ck_assert_uint_eq(fe.used[0]->idx, (uint16_t)(first + c->nbufs));
+	if (hdr == HDR)
+		want_hdr[10] = (uint8_t)c->nbufs; /* num_buffers, little endian */
+	ck_assert_mem_eq(fe.mem + base, want_hdr, hdr);
+	for (unsigned int i = 0; i < c->nbufs; i++) {
+		uint32_t in_buf = RTE_MIN(left, c->buf_len), skip = i == 0 ? hdr : 0;
+
+		ck_assert_uint_eq(fe.used[0]->ring[first + i].id, first + i);
+		ck_assert_uint_eq(fe.used[0]->ring[first + i].len, in_buf);
+		ck_assert_mem_eq(fe.mem + rx_buf_off(base, i) + skip,
+				 rte_pktmbuf_mtod_offset(want, uint8_t *, copied), in_buf - skip);
+		copied += in_buf - skip;
+		left -= in_buf;
+	}
+	ck_assert_uint_eq(left, 0);
+	rte_pktmbuf_free(want);
+}
+
+static void
+rx_expect(uint16_t first, uint32_t base, const struct rx_case *c, uint32_t hdr, uint32_t seed)
+{
+	rx_post(first, base, c, 0, c->nbufs);
+	rx_deliver_expect(first, base, c, hdr, seed);
+}
+
+/* Make receive buffer 0 at @base hold @hdr_bytes and used slot @slot {@id, @len}. */
+static void
+rx_preset(uint32_t base, const uint8_t *hdr_bytes, uint16_t slot, uint32_t id, uint32_t len)
+{
+	memcpy(fe.mem + base, hdr_bytes, HDR);
+	fe.used[0]->ring[slot].id = id;
+	fe.used[0]->ring[slot].len = len;
+}
+
+/*
+ * Net headers and used entries are stored only where the guest's bytes differ
+ * (a store would take the line from the guest's core): whatever a receive
+ * buffer or a used slot held before, the guest reads exactly the right ones.
+ */
+START_TEST(rx_header_and_used_right_whatever_was_there)
+{
+	const struct rx_case small = {60, 1, 0x800, 1}, two = {2000, 1, 1024, 2};
+	/* a header alone in the line before the frame, as in a DPDK guest's mbuf */
+	const uint32_t alone = 64 - HDR;
+	uint8_t garbage[HDR], right[HDR] = {[10] = 1}, tail_wrong[HDR] = {0};
+	uint8_t two_bufs[HDR] = {[10] = 2}, high_byte[HDR] = {[10] = 1, [11] = 1};
+	uint16_t slot = 0;
+
+	memset(garbage, 0xa5, sizeof(garbage));
+	memset(tail_wrong + 8, 0xa5, 4); /* csum_offset and num_buffers only */
+	setup_rings();
+	/* garbage in the header, the right entry already in the used slot */
+	rx_preset(RAW_DATA_OFF + alone, garbage, slot, slot, HDR + 60);
+	rx_expect(slot, RAW_DATA_OFF + alone, &small, HDR, 1);
+	slot++;
+	/* the right header already there, garbage in both fields of the used slot */
+	rx_preset(RAW_DATA_OFF + alone, right, slot, 0xffff, UINT32_MAX);
+	rx_expect(slot, RAW_DATA_OFF + alone, &small, HDR, 2);
+	slot++;
+	/* only the header's last bytes wrong; the used slot's id wrong above 16 bits */
+	rx_preset(RAW_DATA_OFF + alone, tail_wrong, slot, 0x10000u | slot, HDR + 60);
+	rx_expect(slot, RAW_DATA_OFF + alone, &small, HDR, 3);
+	slot++;
+	/* only num_buffers wrong: 2, then 257 (its high byte), for one buffer */
+	rx_preset(RAW_DATA_OFF + alone, two_bufs, slot, slot, 0);
+	rx_expect(slot, RAW_DATA_OFF + alone, &small, HDR, 4);
+	slot++;
+	rx_preset(RAW_DATA_OFF + alone, high_byte, slot, slot, 0);
+	rx_expect(slot, RAW_DATA_OFF + alone, &small, HDR, 5);
+	slot++;
+	/* a header that says one buffer, for a frame that takes two */
+	rx_preset(RAW_DATA_OFF, right, slot, slot, HDR + 2000);
+	rx_expect(slot, RAW_DATA_OFF, &two, HDR, 6);
+	ck_assert_uint_eq(stats(0).packets, 6);
+}
+END_TEST
+
+/*
+ * A frame that runs out of buffers half way leaves a header, data and a used
+ * entry in the guest's ring, unpublished; the next frame into those buffers
+ * must not take any of it for already there.
+ */
+START_TEST(rx_after_frame_out_of_buffers)
+{
+	const struct rx_case two = {2000, 1, 1024, 2};
+	uint8_t garbage[HDR];
+	struct rte_mbuf *m = peer_frame(peer_guest_pool(), 2500, 7, 1);
+
+	memset(garbage, 0xa5, sizeof(garbage));
+	setup_rings();
+	rx_preset(RAW_DATA_OFF, garbage, 0, 0xffff, UINT32_MAX);
+	rx_post(0, RAW_DATA_OFF, &two, 0, 1);
+	ck_assert_uint_eq(hv_vhost_tx_burst(bad, 0, &m, 1), 0);
+	ck_assert_uint_eq(stats(0).drops[HV_VHOST_DROP_NO_BUFFER], 1);
+	ck_assert_uint_eq(fe.used[0]->idx, 0);
+	rx_post(0, RAW_DATA_OFF, &two, 1, 2);
+	rx_deliver_expect(0, RAW_DATA_OFF, &two, HDR, 8);
+	ck_assert_uint_eq(stats(0).packets, 1);
+}
+END_TEST
+
+/* Without VERSION_1 and mergeable buffers the header is 10 bytes, no num_buffers. */
+START_TEST(rx_header_of_10_bytes)
+{
+	const struct rx_case small = {60, 1, 0x800, 1};
+	const uint32_t base = RAW_DATA_OFF + 64 - 10;
+
+	ck_assert_int_eq(raw_fe_setup(&fe, HV_VHOST_F_INDIRECT_DESC), 0);
+	ck_assert(hv_vhost_queue_ready(bad, 0));
+	memset(fe.mem + base, 0xa5, 16);
+	rx_expect(0, base, &small, 10, 1);
+	/* the same header again: left as it is, still right */
+	rx_expect(1, base, &small, 10, 2);
+}
+END_TEST
+
+/*
+ * Long copies into the guest go in chunks that claim the lines ahead:
+ * lengths around the chunk and look-ahead sizes, in one piece, across
+ * buffers and from several mbufs, arrive byte for byte.
+ */
+START_TEST(rx_long_copies_byte_exact)
+{
+	static const struct rx_case cases[] = {
+		{2047, 1, 0x4000, 1}, {2048, 1, 0x4000, 1}, {2049, 1, 0x4000, 1},
+		{3071, 1, 0x4000, 1}, {3072, 1, 0x4000, 1}, {3073, 1, 0x4000, 1},
+		{4097, 1, 0x4000, 1}, {10240, 1, 0x4000, 1},
+		{10240, 1, 3000, 4}, /* pieces of 2988, 3000, 3000, 1252 */
+		{9000, 2, 0x4000, 1}, /* 4500 from each mbuf, the second at offset 4512 */
+	};
+	uint16_t first = 0;
+
+	setup_rings();
+	for (unsigned int i = 0; i < RTE_DIM(cases); i++) {
+		memset(fe.mem + RAW_DATA_OFF, 0x5a, cases[i].nbufs * RX_BUF_STRIDE);
+		rx_expect(first, RAW_DATA_OFF, &cases[i], HDR, 10 + i);
+		first = (uint16_t)(first + cases[i].nbufs);
+	}
+}
+END_TEST
+
+static void *
+suite(void)
+{
+	Suite *s = suite_create("rx-ring");
+	TCase *ring = tcase_create("receive-ring");
+
+	tcase_add_checked_fixture(ring, setup, teardown);
+	tcase_set_timeout(ring, 60);
+	tcase_add_test(ring, rx_header_and_used_right_whatever_was_there);
+	tcase_add_test(ring, rx_header_of_10_bytes);
+	tcase_add_test(ring, rx_after_frame_out_of_buffers);
+	tcase_add_test(ring, rx_long_copies_byte_exact);
+	suite_add_tcase(s, ring);
+	return s;
+}
+
+int
+main(int argc, char **argv)
+{
+	return peer_run_suite(suite, argc, argv);
+}
