@@ -473,6 +473,7 @@ hv_vhost_rx_done(struct hv_vhost_port *port, uint16_t qp)
 /* ---- into the guest's RX ring ---- */
 
 struct chain_writer {
+	struct copy_batch *batch; /* short copies wait here for the end of the burst */
 	const struct hv_chain *c;
 	uint16_t i;   /* current iov */
 	uint32_t off; /* bytes written in it */
@@ -515,7 +516,8 @@ mbuf_to_chain(struct mbuf_cursor *mc, struct chain_writer *w)
 		uint32_t len = mc->seg->data_len;
 
 		if (likely(len <= v->len - w->off)) {
-			copy_to_guest(v->base + w->off, rte_pktmbuf_mtod(mc->seg, const uint8_t *), len);
+			copy_to_guest_batched(w->batch, v->base + w->off,
+					      rte_pktmbuf_mtod(mc->seg, const uint8_t *), len);
 			w->off += len;
 			w->written += len;
 			if (w->off == v->len) {
@@ -621,6 +623,9 @@ struct rx_pos {
 	uint16_t used;  /* next used entry */
 	uint16_t end;   /* avail index the guest published */
 	uint16_t rewritten; /* used entries that had to be stored */
+	/* done before the used entries are published; a frame's held copy is its
+	 * last step (the whole frame fits the piece): it cannot fail after it */
+	struct copy_batch batch;
 };
 
 /*
@@ -645,7 +650,7 @@ enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
 	if (m->pkt_len > HV_VHOST_MAX_PKT_LEN)
 		return HV_VHOST_DROP_TOO_LONG;
 	do {
-		struct chain_writer w = {.c = chain};
+		struct chain_writer w = {.batch = &pos->batch, .c = chain};
 		uint16_t head;
 
 		if (a == pos->end)
@@ -725,6 +730,7 @@ hv_vhost_tx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 	pos.used = vr->last_used_idx;
 	pos.end = vr->last_avail_idx + avail;
 	pos.rewritten = 0;
+	pos.batch.n = 0;
 	/* a 64 KiB frame may take many buffers; the common case takes one each */
 	prefetch_chains(port, vr, pos.avail, (uint16_t)RTE_MIN((uint32_t)n, avail), pkts);
 	/* entries that repeat are only read: the last burst's are the guess */
@@ -755,6 +761,7 @@ hv_vhost_tx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 		}
 		vr->stats.drops[rc]++;
 	}
+	copy_batch_run(&pos.batch);
 	vr->stats.packets += sent;
 	vr->last_avail_idx = pos.avail;
 	if (pos.used != vr->last_used_idx) {

@@ -3,8 +3,8 @@
  * What a guest reads in its receive ring, whatever its buffers and used
  * slots held before: drivers/vhost stores a net header, num_buffers or a
  * used entry only where the guest's bytes differ, and copies long pieces in
- * chunks that claim the lines ahead (doc/vhost.rst, "Stores into a guest's
- * receive ring").
+ * chunks that claim the lines ahead and short ones at the end of the burst
+ * (doc/vhost.rst, "Stores into a guest's receive ring").
  */
 #include <check.h>
 #include <string.h>
@@ -205,6 +205,51 @@ START_TEST(rx_long_copies_byte_exact)
 }
 END_TEST
 
+/*
+ * Short frames are copied at the end of their burst, up to a batch's worth
+ * (COPY_BATCH_SIZE, 64): one burst of 160 frames, short ones around the
+ * batching limit (256 B) mixed with long and two-mbuf ones, arrives byte for
+ * byte, each in its own buffer with its own used entry.
+ */
+START_TEST(rx_burst_of_short_copies_byte_exact)
+{
+	enum { N = 160, BUF = 0x1000 };
+	/* 7 in 10 short: more than a batch holds */
+	static const uint32_t lens[] = {60, 64, 255, 256, 257, 61, 200, 1000, 128, 2100};
+	struct rte_mbuf *m[N];
+	uint8_t want_hdr[HDR] = {0};
+
+	setup_rings();
+	want_hdr[10] = 1; /* num_buffers */
+	memset(fe.mem + RAW_DATA_OFF, 0x5a, N * BUF);
+	for (unsigned int i = 0; i < N; i++) {
+		uint64_t addr = raw_gpa(RAW_DATA_OFF + i * BUF);
+		uint32_t len = BUF;
+		uint16_t flags = VRING_DESC_F_WRITE;
+
+		raw_fe_post(&fe, 0, (uint16_t)i, 1, &addr, &len, &flags);
+		m[i] = peer_frame(peer_guest_pool(), lens[i % RTE_DIM(lens)], 100 + i,
+				  i % 11 == 10 ? 2 : 1);
+		ck_assert_ptr_nonnull(m[i]);
+	}
+	ck_assert_uint_eq(hv_vhost_tx_burst(bad, 0, m, N), N);
+	ck_assert_uint_eq(fe.used[0]->idx, N);
+	for (unsigned int i = 0; i < N; i++) {
+		uint32_t len = lens[i % RTE_DIM(lens)];
+		struct rte_mbuf *want = peer_frame(peer_guest_pool(), len, 100 + i, 1);
+		const uint8_t *buf = fe.mem + RAW_DATA_OFF + i * BUF;
+
+		ck_assert_ptr_nonnull(want);
+		ck_assert_uint_eq(fe.used[0]->ring[i].id, i);
+		ck_assert_uint_eq(fe.used[0]->ring[i].len, HDR + len);
+		ck_assert_mem_eq(buf, want_hdr, HDR);
+		ck_assert_mem_eq(buf + HDR, rte_pktmbuf_mtod(want, uint8_t *), len);
+		ck_assert_uint_eq(buf[HDR + len], 0x5a); /* not a byte more */
+		rte_pktmbuf_free(want);
+	}
+}
+END_TEST
+
 static void *
 suite(void)
 {
@@ -217,6 +262,7 @@ suite(void)
 	tcase_add_test(ring, rx_header_of_10_bytes);
 	tcase_add_test(ring, rx_after_frame_out_of_buffers);
 	tcase_add_test(ring, rx_long_copies_byte_exact);
+	tcase_add_test(ring, rx_burst_of_short_copies_byte_exact);
 	suite_add_tcase(s, ring);
 	return s;
 }

@@ -12,6 +12,9 @@ stop_pid() {
 
 	kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
 	kill "-$sig" "$pid" 2>/dev/null
+	# one that was paused (SIGSTOP) only sees the signal once it runs again
+	kill -CONT "$pid" 2>/dev/null
+	pkill -CONT -P "$pid" 2>/dev/null
 	for ((i = 0; i < grace * 10; i++)); do
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1

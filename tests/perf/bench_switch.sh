@@ -36,6 +36,18 @@
 #   HV_BENCH_PKTGEN       generator binary   [BUILD_DIR/tests/perf/hv_pktgen]
 #   HV_BENCH_KEEP_LOGS    1: keep the run directory with every log [0]
 #   HV_BENCH_HUGEPAGES    hugepages: auto, 1 (required) or 0 (--no-huge) [auto]
+#   HV_BENCH_SLICES       N > 0: the comparison in turns instead of runs (below) [0]
+#   HV_BENCH_SLICE_S      seconds of one turn                    [2]
+#
+# Turns (HV_BENCH_SLICES=N): this host's speed changes by 2x within seconds,
+# more than separate runs of the DUTs can average out. So per size every DUT
+# and its generator start once, side by side, and take N rounds of turns:
+# the DUT whose turn it is runs, the others are paused (SIGSTOP, DUT and
+# generator alike: no CPU, rings and connections kept). The generator prints
+# its frame count every 100 ms (--report-ms); a turn's rate is taken from
+# its ticks after the first 0.3 s. Each round's ratios are of turns a few
+# seconds apart; the verdict is the median of the rounds' ratios. The order
+# rotates every round. Memory then: DUTs -m 256 (OVS 512), generators 256.
 #
 # The binaries of hvswitch, hvctl and the generator are copied into the run
 # directory first, so a rebuild during the benchmark does not change them.
@@ -45,11 +57,15 @@
 # HV_BENCH_HUGEPAGES=0 forces --no-huge, 1 requires hugepages. With --no-huge every run lands on
 # other 4 KiB pages and the 64 B rates of these nested VMs scatter over 2x.
 #
-# Prints one "RUN ..." line per run, then tables and "SUMMARY ..." lines:
+# Prints one "RUN ..." line per run (with turns: one "TURNS size=S round=R
+# <dut>_pps=.. vs_testpmd=.. vs_ovs=.." line per round), then tables and
+# "SUMMARY ..." lines:
 #   SUMMARY size=S hvswitch_pps=.. testpmd_pps=.. ovs_pps=.. vs_testpmd=.. vs_ovs=..
 #   SUMMARY curve=ports ports=N pps=.. relative=..
 #   SUMMARY curve=macs macs=K pps=.. relative=..
 #   SUMMARY target=... met|missed|n/a
+#   SUMMARY size=S rounds=N vs_testpmd_rounds=.. vs_ovs_rounds=..   (turns only:
+#     the median of the rounds' ratios, which the targets then use)
 # Exit status 0 when every run produced a result (targets missed or not).
 set -u -o pipefail
 
@@ -69,6 +85,8 @@ dut_cpu=${HV_BENCH_DUT_CPU:-1}
 testpmd=${HV_BENCH_TESTPMD:-dpdk-testpmd}
 vswitchd=${HV_BENCH_OVS_VSWITCHD:-/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk}
 pktgen_src=${HV_BENCH_PKTGEN:-$build/tests/perf/hv_pktgen}
+slices=${HV_BENCH_SLICES:-0}
+slice_s=${HV_BENCH_SLICE_S:-2}
 
 # bench_hugepages, stop_pid, forget_pid, ovs_vsctl, ovs_db_start
 . "$(dirname "$0")/bench_lib.sh"
@@ -87,6 +105,11 @@ else
 	gen_mem=(--no-huge -m 256)
 	# --legacy-mem: ovs-vswitchd adds --in-memory otherwise, which --no-huge refuses
 	ovs_mem="--no-huge --legacy-mem -m 1024"
+fi
+if [ "$slices" -gt 0 ] 2>/dev/null; then
+	# all DUTs and generators at once must fit the 1024 pages asked for
+	dut_mem=("${dut_mem[@]/512/256}")
+	ovs_mem=${ovs_mem/1024/512}
 fi
 # hvswitch in the curves: no per-port limit, room for 2 x 100000 addresses
 curve_sw_opts=(--mac-limit 0 --fdb-capacity 262144 --fdb-age 3600)
@@ -178,13 +201,15 @@ start_dut() {
 	local dut=$1 log=$2 nports=${3:-2} i
 
 	shift 3 2>/dev/null || shift $#
-	rm -f "$rundir"/p*.sock "$rundir"/ovs*.sock
+	# sockets per run: with HV_BENCH_SLICES the DUTs run side by side
+	mkdir -p "$rundir/s$run"
+	rm -f "$rundir"/ovs*.sock
 	case $dut in
 	hvswitch)
 		local ports=()
 
 		for ((i = 0; i < nports; i++)); do
-			ports+=(--port "$rundir/p$i.sock")
+			ports+=(--port "$rundir/s$run/p$i.sock")
 		done
 		rm -rf "$rundir/hv" && mkdir -p "$rundir/hv"
 		# main lcore (control plane, sleeps in poll) on the generator's CPU,
@@ -202,8 +227,8 @@ start_dut() {
 		# --disable-link-check: the start-up link check busy-waits otherwise
 		"$testpmd" -l "$dut_lcores" --main-lcore "$gen_cpu" --no-pci "${dut_mem[@]}" \
 			--file-prefix "${prefix}d$run" \
-			--vdev "net_vhost0,iface=$rundir/p0.sock,queues=1" \
-			--vdev "net_vhost1,iface=$rundir/p1.sock,queues=1" \
+			--vdev "net_vhost0,iface=$rundir/s$run/p0.sock,queues=1" \
+			--vdev "net_vhost1,iface=$rundir/s$run/p1.sock,queues=1" \
 			-- -i --forward-mode=io --auto-start --nb-cores=1 --txq=1 --rxq=1 \
 			--txd=1024 --rxd=1024 --no-lsc-interrupt --disable-link-check \
 			--total-num-mbufs=16384 \
@@ -224,8 +249,9 @@ start_dut() {
 	pids+=("$dut_pid")
 }
 
+# stop_dut DUT PID RUN: RUN is the run that started it
 stop_dut() {
-	local dut=$1 pid=$2 i
+	local dut=$1 pid=$2 r=$3 i
 
 	if [ "$dut" = testpmd ] && [ -n "$fifo_fd" ]; then
 		echo quit 1>&"$fifo_fd" 2>/dev/null
@@ -242,8 +268,8 @@ stop_dut() {
 		stop_pid "$pid" 10 INT
 	fi
 	forget_pid "$pid"
-	rm -f "$rundir"/p*.sock "$rundir"/ovs*.sock "$rundir/testpmd.in"
-	rm -rf /var/run/dpdk/"${prefix}d$run" 2>/dev/null
+	rm -rf "$rundir/s$r" "$rundir"/ovs*.sock "$rundir/testpmd.in"
+	rm -rf /var/run/dpdk/"${prefix}d$r" 2>/dev/null
 }
 
 # Wait until the DUT is ready for the generator: server sockets exist
@@ -261,7 +287,7 @@ wait_ready() {
 		*)
 			ok=1
 			for ((j = 0; j < nports; j++)); do
-				[ -S "$rundir/p$j.sock" ] || { ok=0; break; }
+				[ -S "$rundir/s$run/p$j.sock" ] || { ok=0; break; }
 			done
 			[ "$ok" = 1 ] && return 0
 			;;
@@ -279,13 +305,40 @@ field() {
 declare -A pps        # [key] -> space-separated rx_pps of its runs
 declare -A clean      # the same, runs where both CPUs were ours (>= 95 %)
 declare -A detail     # the same, "Mpps(fwd cpu %)" per run
+declare -A rounds     # [dut,size] -> hvswitch/dut of each round of turns
 failures=0
 run=0
+
+# start_gen DUT LOG LIMIT SIZE PORTS SRC_MACS DST_MACS [hv_pktgen options...]:
+# the generator of run $run, in the background on its CPU (its EAL control
+# threads too), interrupted after LIMIT seconds in case a server-mode
+# frontend never gets its client; sets gen_pid (of timeout)
+start_gen() {
+	local dut=$1 gen_log=$2 limit=$3 size=$4 nports=$5 smacs=$6 dmacs=$7 i vdevs=()
+
+	shift 7
+	for ((i = 0; i < nports; i++)); do
+		if [ "$dut" = ovs ]; then
+			# OVS is the vhost-user client: our frontends are the servers. EAL
+			# init blocks in accept() until OVS (re)connects (it retries every second).
+			vdevs+=(--vdev "net_virtio_user$i,path=$rundir/ovs$i.sock,server=1,queues=1,queue_size=1024")
+		else
+			vdevs+=(--vdev "net_virtio_user$i,path=$rundir/s$run/p$i.sock,queues=1,queue_size=1024")
+		fi
+	done
+	timeout -s INT -k 10 "$limit" taskset -c "$gen_cpu" "$pktgen" -l "$gen_cpu" --no-pci \
+		"${gen_mem[@]}" --file-prefix "${prefix}g$run" \
+		--log-level='pmd.net.virtio.*:warning' "${vdevs[@]}" \
+		-- --size "$size" --ports "$nports" --src-macs "$smacs" --dst-macs "$dmacs" \
+		--learn-first --link-timeout-s 30 "$@" >"$gen_log" 2>&1 &
+	gen_pid=$!
+	pids+=("$gen_pid")
+}
 
 # run_one KEY DUT SIZE PORTS SRC_MACS DST_MACS [hvswitch options...]
 run_one() {
 	local key=$1 dut=$2 size=$3 nports=$4 smacs=$5 dmacs=$6
-	local log gen_log gen_pid line rc i vdevs=() fdb="" limit tmo=30
+	local log gen_log gen_pid line rc fdb="" limit
 
 	shift 6
 	run=$((run + 1))
@@ -295,31 +348,14 @@ run_one() {
 	if ! wait_ready "$dut" "$dut_pid" "$nports"; then
 		note "run $run: $dut did not get ready; its log:"
 		tail -20 "$log" >&2
-		stop_dut "$dut" "$dut_pid"
+		stop_dut "$dut" "$dut_pid" "$run"
 		failures=$((failures + 1))
 		return
 	fi
-	for ((i = 0; i < nports; i++)); do
-		if [ "$dut" = ovs ]; then
-			# OVS is the vhost-user client: our frontends are the servers. EAL
-			# init blocks in accept() until OVS (re)connects (it retries every second).
-			vdevs+=(--vdev "net_virtio_user$i,path=$rundir/ovs$i.sock,server=1,queues=1,queue_size=1024")
-		else
-			vdevs+=(--vdev "net_virtio_user$i,path=$rundir/p$i.sock,queues=1,queue_size=1024")
-		fi
-	done
-	# the whole generator on its CPU (its EAL control threads too); timeout
-	# in case a server-mode frontend never gets its client
 	limit=$(awk -v w="$warmup" -v d="$duration" -v k="$((smacs + dmacs))" \
 		'BEGIN { printf "%d", w + d + 120 + k / 20000 }')
-	timeout -s INT -k 10 "$limit" taskset -c "$gen_cpu" "$pktgen" -l "$gen_cpu" --no-pci \
-		"${gen_mem[@]}" --file-prefix "${prefix}g$run" \
-		--log-level='pmd.net.virtio.*:warning' "${vdevs[@]}" \
-		-- --size "$size" --warmup-s "$warmup" --duration-s "$duration" \
-		--watch-pid "$dut_pid" --ports "$nports" --src-macs "$smacs" --dst-macs "$dmacs" \
-		--learn-first --link-timeout-s "$tmo" >"$gen_log" 2>&1 &
-	gen_pid=$!
-	pids+=("$gen_pid")
+	start_gen "$dut" "$gen_log" "$limit" "$size" "$nports" "$smacs" "$dmacs" \
+		--warmup-s "$warmup" --duration-s "$duration" --watch-pid "$dut_pid"
 	wait "$gen_pid"
 	rc=$?
 	forget_pid "$gen_pid"
@@ -328,7 +364,7 @@ run_one() {
 		# entries in the MAC table (the header line excluded)
 		fdb=$("$hvctl" --socket "$rundir/hv/hvswitch.sock" fdb show 2>/dev/null | sed 1d | wc -l)
 	fi
-	stop_dut "$dut" "$dut_pid"
+	stop_dut "$dut" "$dut_pid" "$run"
 	line=$(grep '^RESULT ' "$gen_log" | tail -1)
 	if [ "$rc" -ne 0 ] || [ -z "$line" ]; then
 		note "run $run ($key) failed (generator exit $rc); logs:"
@@ -350,6 +386,106 @@ run_one() {
 	fi
 }
 
+# tick_rate LOG FROM_NS TO_NS: frames/s between the first and the last TICK
+# of LOG inside [FROM_NS, TO_NS]; 0 with fewer than two
+tick_rate() {
+	awk -v a="$2" -v b="$3" '
+		$1 == "TICK" { ns = substr($2, 4) + 0; rx = substr($3, 9) + 0
+			if (ns < a || ns > b) next
+			if (n++ == 0) { ns0 = ns; rx0 = rx }
+			ns1 = ns; rx1 = rx }
+		END { if (n < 2 || ns1 <= ns0) print 0; else printf "%.0f\n", (rx1 - rx0) * 1e9 / (ns1 - ns0) }' "$1"
+}
+
+# compare_turns SIZE: the comparison of one size in turns (HV_BENCH_SLICES)
+compare_turns() {
+	local size=$1 dut r i k t0 t1 v line settle_ns=300000000 limit
+	local -a order
+	local -A dpid gpid gen grun glog
+	local -A turn # [dut,round] -> frames/s
+
+	limit=$(awk -v n="$slices" -v s="$slice_s" -v d="$(wc -w <<<"$duts")" \
+		'BEGIN { printf "%d", 300 + n * d * (s + 1) }')
+	for dut in $duts; do
+		run=$((run + 1))
+		glog[$dut]=$rundir/logs/$run-$dut-gen.log
+		start_dut "$dut" "$rundir/logs/$run-$dut.log" 2
+		if ! wait_ready "$dut" "$dut_pid" 2; then
+			note "turns: $dut did not get ready; its log:"
+			tail -20 "$rundir/logs/$run-$dut.log" >&2
+			stop_dut "$dut" "$dut_pid" "$run"
+			failures=$((failures + 1))
+			continue
+		fi
+		start_gen "$dut" "${glog[$dut]}" "$limit" "$size" 2 1 1 \
+			--warmup-s "$warmup" --duration-s 3600 --report-ms 100
+		# learned, warmed up and forwarding: ticks past the warm-up
+		for ((i = 0; i < 600; i++)); do
+			v=$(awk '$1 == "TICK" { n++ } END { print n + 0 }' "${glog[$dut]}")
+			[ "$v" -gt $((warmup * 10 + 5)) ] && break
+			kill -0 "$gen_pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		gen[$dut]=$(pgrep -P "$gen_pid")
+		if [ "$v" -le $((warmup * 10 + 5)) ] || [ -z "${gen[$dut]}" ]; then
+			note "turns: $dut's generator did not get going; its log:"
+			grep -v '^EAL\|^TELEMETRY\|virtio_user_dev_init_mac\|^TICK' "${glog[$dut]}" | tail -5 >&2
+			stop_pid "$gen_pid" 10 INT
+			forget_pid "$gen_pid"
+			stop_dut "$dut" "$dut_pid" "$run"
+			failures=$((failures + 1))
+			continue
+		fi
+		kill -STOP "${gen[$dut]}" "$dut_pid"
+		dpid[$dut]=$dut_pid
+		gpid[$dut]=$gen_pid
+		grun[$dut]=$run
+	done
+	order=()
+	for dut in $duts; do
+		[ -n "${dpid[$dut]:-}" ] && order+=("$dut")
+	done
+	[ "${#order[@]}" -gt 0 ] || return
+	for ((r = 1; r <= slices; r++)); do
+		for ((k = 0; k < ${#order[@]}; k++)); do
+			dut=${order[(k + r) % ${#order[@]}]}
+			kill -CONT "${dpid[$dut]}" "${gen[$dut]}"
+			t0=$(date +%s%N)
+			sleep "$slice_s"
+			t1=$(date +%s%N)
+			kill -STOP "${gen[$dut]}" "${dpid[$dut]}"
+			turn[$dut,$r]=$(tick_rate "${glog[$dut]}" $((t0 + settle_ns)) "$t1")
+		done
+	done
+	for dut in "${order[@]}"; do
+		kill -CONT "${dpid[$dut]}" "${gen[$dut]}"
+		stop_pid "${gpid[$dut]}" 10 INT
+		forget_pid "${gpid[$dut]}"
+		rm -rf /var/run/dpdk/"${prefix}g${grun[$dut]}" 2>/dev/null
+		stop_dut "$dut" "${dpid[$dut]}" "${grun[$dut]}"
+	done
+	for ((r = 1; r <= slices; r++)); do
+		line="TURNS size=$size round=$r"
+		for dut in "${order[@]}"; do
+			v=${turn[$dut,$r]}
+			line+=" ${dut}_pps=$v"
+			if [ "$v" -gt 0 ]; then
+				pps[$dut,$size]+="$v "
+				detail[$dut,$size]+="$(mpps "$v") "
+			else
+				failures=$((failures + 1))
+			fi
+		done
+		for dut in testpmd ovs; do
+			[ -n "${turn[hvswitch,$r]:-}" ] && [ -n "${turn[$dut,$r]:-}" ] || continue
+			v=$(ratio "${turn[hvswitch,$r]}" "${turn[$dut,$r]}")
+			line+=" vs_$dut=$v"
+			[ "$v" = n/a ] || rounds[$dut,$size]+="$v "
+		done
+		echo "$line"
+	done
+}
+
 median() {
 	tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g |
 		awk '{ v[NR] = $1 } END { if (NR == 0) print 0;
@@ -358,6 +494,13 @@ median() {
 }
 ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "n/a" }'
+}
+# the median of ratios (two decimals), n/a for none
+rounds_median() {
+	[ -n "$1" ] || { echo n/a; return; }
+	tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g |
+		awk '{ v[NR] = $1 } END { if (NR % 2) printf "%.2f\n", v[(NR + 1) / 2];
+		     else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 mpps() {
 	awk -v a="$1" 'BEGIN { if (a > 0) printf "%.3f", a / 1e6; else print "-" }'
@@ -369,6 +512,7 @@ echo "bench_switch: $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -r)," \
 	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "bench_switch: generator CPU $gen_cpu, forwarding thread CPU $dut_cpu, warm-up $warmup s," \
 	"window $duration s, $reps repetitions (curves $curve_reps), $mem_mode"
+[ "$slices" -gt 0 ] && echo "bench_switch: comparison in turns: $slices rounds of $slice_s s per DUT"
 
 case " $duts " in
 *" ovs "*)
@@ -386,8 +530,12 @@ if [[ " $duts " == *" testpmd "* ]] && ! command -v "$testpmd" >/dev/null; then
 	duts=$(sed 's/\btestpmd\b//' <<<"$duts")
 fi
 
-# 1. comparison: per size, repetitions of (hvswitch, testpmd, ovs)
+# 1. comparison: per size, repetitions of (hvswitch, testpmd, ovs), or turns
 for size in $sizes; do
+	if [ "$slices" -gt 0 ]; then
+		compare_turns "$size"
+		continue
+	fi
 	for ((rep = 1; rep <= reps; rep++)); do
 		for dut in $duts; do
 			run_one "$dut,$size" "$dut" "$size" 2 1 1
@@ -415,7 +563,11 @@ done
 
 # ---------------------------------------------------------------- report
 echo
-echo "Comparison: median rx packets/s (Mpps) per DUT; runs as Mpps(forwarding thread's CPU %)"
+if [ "$slices" -gt 0 ]; then
+	echo "Comparison in turns: median rx packets/s (Mpps) per DUT over its turns; turns in Mpps"
+else
+	echo "Comparison: median rx packets/s (Mpps) per DUT; runs as Mpps(forwarding thread's CPU %)"
+fi
 printf '%-6s %10s %10s %10s %11s %8s\n' size hvswitch testpmd ovs hv/testpmd hv/ovs
 for size in $sizes; do
 	h=$(median "${pps[hvswitch,$size]:-}")
@@ -463,6 +615,11 @@ for size in $sizes; do
 	o=$(median "${pps[ovs,$size]:-}")
 	echo "SUMMARY size=$size hvswitch_pps=$h testpmd_pps=$t ovs_pps=$o" \
 		"vs_testpmd=$(ratio "$h" "$t") vs_ovs=$(ratio "$h" "$o")"
+	if [ "$slices" -gt 0 ]; then
+		echo "SUMMARY size=$size rounds=$slices" \
+			"vs_testpmd_rounds=$(rounds_median "${rounds[testpmd,$size]:-}")" \
+			"vs_ovs_rounds=$(rounds_median "${rounds[ovs,$size]:-}")"
+	fi
 done
 for curve in $curves; do
 	case $curve in ports) points=$ports_list ;; macs) points=$macs_list ;; esac
@@ -484,7 +641,10 @@ target() {
 		echo "SUMMARY target=$name missed ($r < $min)"
 	fi
 }
-if [[ " $sizes " == *" 64 "* ]]; then
+if [[ " $sizes " == *" 64 "* ]] && [ "$slices" -gt 0 ]; then
+	target "64B_vs_testpmd" "$(rounds_median "${rounds[testpmd,64]:-}")" 0.9
+	target "64B_vs_ovs" "$(rounds_median "${rounds[ovs,64]:-}")" 1.5
+elif [[ " $sizes " == *" 64 "* ]]; then
 	h=$(median "${pps[hvswitch,64]:-}")
 	target "64B_vs_testpmd" "$(ratio "$h" "$(median "${pps[testpmd,64]:-}")")" 0.9
 	target "64B_vs_ovs" "$(ratio "$h" "$(median "${pps[ovs,64]:-}")")" 1.5

@@ -44,6 +44,15 @@
  *
  * Extra RESULT fields then: ports, src_macs, dst_macs, learn_sent (learning
  * frames sent), learn_rx (learning frames that came back out of port 0 or 1).
+ *
+ * For runs that take turns on one CPU (bench_switch.sh, HV_BENCH_SLICES):
+ *
+ *   --report-ms N   every N ms of traffic, one line
+ *                     TICK ns=<CLOCK_REALTIME> rx_pkts=<since start> tx_pkts=..
+ *                   A script that stops this process and its DUT (SIGSTOP)
+ *                   reads each turn's rate from the ticks inside the turn. A
+ *                   gap of more than 100 ms between two loop turns is such a
+ *                   pause, not a stall of the DUT.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -125,6 +134,15 @@ struct options {
 	unsigned int src_macs;
 	unsigned int dst_macs;
 	bool learn_first;
+	unsigned int report_ms;
+};
+
+/* TICK lines (--report-ms) and pauses of the whole process. */
+struct ticker {
+	uint64_t every;      /* TSC cycles between ticks, 0: none */
+	uint64_t next;       /* TSC of the next tick */
+	uint64_t pause;      /* a loop turn this much later than the last was a pause */
+	uint64_t rx, tx;     /* totals of the phases before this one */
 };
 
 #define MAX_WATCHED_THREADS 64
@@ -170,7 +188,8 @@ usage(const char *prog)
 	       "  --src-macs K      cycle the source MAC over K addresses (1..%u, default 1)\n"
 	       "  --dst-macs K      cycle the destination MAC over K addresses (default 1)\n"
 	       "  --learn-first     before the warm-up, make a learning switch learn every\n"
-	       "                    destination MAC on port 1 and every source MAC on port 0\n",
+	       "                    destination MAC on port 1 and every source MAC on port 0\n"
+	       "  --report-ms N     print a TICK line (time, frames so far) every N ms (1..10000)\n",
 	       prog, MIN_SIZE, MAX_SIZE, MAX_BURST, MAX_PORTS, MAX_MACS);
 }
 
@@ -216,6 +235,7 @@ parse_args(struct options *o, int argc, char **argv)
 		{"src-macs", required_argument, NULL, 'S'},
 		{"dst-macs", required_argument, NULL, 'D'},
 		{"learn-first", no_argument, NULL, 'L'},
+		{"report-ms", required_argument, NULL, 'r'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -259,6 +279,9 @@ parse_args(struct options *o, int argc, char **argv)
 			break;
 		case 'L':
 			o->learn_first = true;
+			break;
+		case 'r':
+			rc = parse_uint(optarg, 1, 10000, &o->report_ms);
 			break;
 		case 'h':
 			usage(argv[0]);
@@ -462,12 +485,25 @@ drain_port(uint16_t port, struct counts *c)
  * next call.
  * @return 0, or -1 on a stall.
  */
+static void
+tick(struct ticker *t, const struct counts *c, uint64_t now)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	printf("TICK ns=%" PRIu64 " rx_pkts=%" PRIu64 " tx_pkts=%" PRIu64 "\n",
+	       (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec, t->rx + c->rx_pkts,
+	       t->tx + c->tx_pkts);
+	fflush(stdout);
+	t->next = now + t->every;
+}
+
 static int
 run_phase(const struct options *o, struct rte_mempool *tx_mp, struct rte_mbuf **pend,
 	  uint16_t *npend, uint64_t until, uint64_t stall_cycles, struct counts *c,
-	  struct mac_cursor *mc)
+	  struct mac_cursor *mc, struct ticker *tk)
 {
-	uint64_t last_rx = rte_rdtsc(), now;
+	uint64_t last_rx = rte_rdtsc(), now, prev_turn = last_rx;
 	uint16_t burst = (uint16_t)o->burst;
 	uint32_t turn = 0;
 	bool vary = mc->n_src > 1 || mc->n_dst > 1;
@@ -520,9 +556,15 @@ run_phase(const struct options *o, struct rte_mempool *tx_mp, struct rte_mbuf **
 			now = last_rx;
 		} else {
 			now = rte_rdtsc();
+			/* stopped with the DUT (SIGSTOP) and resumed: no stall */
+			if (now - prev_turn > tk->pause)
+				last_rx = now;
 			if (now - last_rx > stall_cycles)
 				return -1;
 		}
+		prev_turn = now;
+		if (tk->every && now >= tk->next)
+			tick(tk, c, now);
 		if (now >= until)
 			return 0;
 	}
@@ -669,6 +711,7 @@ main(int argc, char **argv)
 	struct rte_mbuf *pend[MAX_BURST];
 	struct rte_mempool *tx_mp, *rx_mp, *learn_mp = NULL;
 	struct counts warm = {0}, meas = {0};
+	struct ticker tk = {0};
 	struct mac_cursor mc = {0};
 	uint64_t learn_sent = 0, learn_rx = 0;
 	struct thread_times dut0 = {0}, dut1 = {0};
@@ -730,10 +773,13 @@ main(int argc, char **argv)
 	if (o.learn_first && learn_first(&o, learn_mp, &learn_sent, &learn_rx) != 0)
 		goto out_ports;
 
+	tk.every = (uint64_t)o.report_ms * hz / 1000;
+	tk.pause = hz / 10;
 	/* warm-up: also waits for the DUT to start its rings (stall limit: link timeout) */
 	t0 = rte_rdtsc();
+	tk.next = t0;
 	if (run_phase(&o, tx_mp, pend, &npend, t0 + (uint64_t)(o.warmup_s * hz),
-		      (uint64_t)(o.link_timeout_s * hz), &warm, &mc) != 0) {
+		      (uint64_t)(o.link_timeout_s * hz), &warm, &mc, &tk) != 0) {
 		print_stall("warm-up", &warm);
 		goto out_ports;
 	}
@@ -741,8 +787,10 @@ main(int argc, char **argv)
 		thread_times_read(o.watch_pid, &dut0);
 	cpu0 = thread_cpu_s();
 	t0 = rte_rdtsc();
+	tk.rx = warm.rx_pkts;
+	tk.tx = warm.tx_pkts;
 	if (run_phase(&o, tx_mp, pend, &npend, t0 + (uint64_t)(o.duration_s * hz), hz,
-		      &meas, &mc) != 0) {
+		      &meas, &mc, &tk) != 0) {
 		print_stall("measurement", &meas);
 		goto out_ports;
 	}
