@@ -13,14 +13,17 @@
 # Builds nothing. Everything runs on two CPUs: the generator (hv_pktgen, its
 # virtio-user frontends) and every DUT's main/control threads on
 # HV_BENCH_GEN_CPU, the DUT's one forwarding thread (PMD) alone on
-# HV_BENCH_DUT_CPU. Each run starts a fresh DUT and generator; the DUTs of a
-# repetition take turns (hvswitch, testpmd, ovs, hvswitch, ...), medians are
-# taken per (DUT, size). The generator makes a learning switch learn every
-# address first (--learn-first), so the measured traffic is known unicast.
+# HV_BENCH_DUT_CPU. The comparison runs the DUTs side by side in turns
+# (below); with HV_BENCH_SLICES=0, and for the curves, each run starts a
+# fresh DUT and generator, the DUTs of a repetition one after the other
+# (hvswitch, testpmd, ovs, hvswitch, ...), medians per (DUT, size). The
+# generator makes a learning switch learn every address first
+# (--learn-first), so the measured traffic is known unicast.
 #
 # Environment (defaults in brackets):
 #   HV_BENCH_SIZES        frame sizes of the comparison, bytes without FCS ["64 1518"]
-#   HV_BENCH_REPS         repetitions of the comparison (and of each curve point) [3]
+#   HV_BENCH_REPS         repetitions of the comparison without turns, and of each
+#                         curve point                            [3]
 #   HV_BENCH_CURVE_REPS   repetitions of each curve point       [HV_BENCH_REPS]
 #   HV_BENCH_DUTS         DUTs of the comparison                 ["hvswitch testpmd ovs"]
 #   HV_BENCH_CURVES       curves to run: "ports macs", or ""     ["ports macs"]
@@ -36,8 +39,9 @@
 #   HV_BENCH_PKTGEN       generator binary   [BUILD_DIR/tests/perf/hv_pktgen]
 #   HV_BENCH_KEEP_LOGS    1: keep the run directory with every log [0]
 #   HV_BENCH_HUGEPAGES    hugepages: auto, 1 (required) or 0 (--no-huge) [auto]
-#   HV_BENCH_SLICES       N > 0: the comparison in turns instead of runs (below) [0]
-#   HV_BENCH_SLICE_S      seconds of one turn                    [2]
+#   HV_BENCH_SLICES       rounds of turns of the comparison (below); 0: separate
+#                         runs, HV_BENCH_REPS of them per DUT     [30]
+#   HV_BENCH_SLICE_S      seconds of one turn                    [1]
 #
 # Turns (HV_BENCH_SLICES=N): this host's speed changes by 2x within seconds,
 # more than separate runs of the DUTs can average out. So per size every DUT
@@ -85,8 +89,8 @@ dut_cpu=${HV_BENCH_DUT_CPU:-1}
 testpmd=${HV_BENCH_TESTPMD:-dpdk-testpmd}
 vswitchd=${HV_BENCH_OVS_VSWITCHD:-/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk}
 pktgen_src=${HV_BENCH_PKTGEN:-$build/tests/perf/hv_pktgen}
-slices=${HV_BENCH_SLICES:-0}
-slice_s=${HV_BENCH_SLICE_S:-2}
+slices=${HV_BENCH_SLICES:-30}
+slice_s=${HV_BENCH_SLICE_S:-1}
 
 # bench_hugepages, stop_pid, forget_pid, ovs_vsctl, ovs_db_start
 . "$(dirname "$0")/bench_lib.sh"
@@ -106,7 +110,7 @@ else
 	# --legacy-mem: ovs-vswitchd adds --in-memory otherwise, which --no-huge refuses
 	ovs_mem="--no-huge --legacy-mem -m 1024"
 fi
-if [ "$slices" -gt 0 ] 2>/dev/null; then
+if [[ $slices =~ ^[0-9]+$ ]] && [ "$slices" -gt 0 ]; then
 	# all DUTs and generators at once must fit the 1024 pages asked for
 	dut_mem=("${dut_mem[@]/512/256}")
 	ovs_mem=${ovs_mem/1024/512}
@@ -126,6 +130,9 @@ note() {
 [ -x "$build/app/hvctl/hvctl" ] || die "no $build/app/hvctl/hvctl (build first: ninja -C $build)"
 [ -x "$pktgen_src" ] || die "no $pktgen_src (build first: ninja -C $build)"
 [ "$gen_cpu" != "$dut_cpu" ] || die "generator and DUT need two different CPUs"
+[[ $slices =~ ^[0-9]+$ ]] || die "HV_BENCH_SLICES must be a number of rounds (0: no turns)"
+[[ $slice_s =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v s="$slice_s" 'BEGIN { exit !(s >= 0.5) }' ||
+	die "HV_BENCH_SLICE_S must be seconds, at least 0.5"
 if [ "$gen_cpu" -lt "$dut_cpu" ]; then
 	dut_lcores=$gen_cpu,$dut_cpu
 else
@@ -581,16 +588,18 @@ for size in $sizes; do
 		[ -n "${detail[$dut,$size]:-}" ] && printf '  %-5s %-9s %s\n' "$size" "$dut" "${detail[$dut,$size]}"
 	done
 done
-echo
-echo "Clean runs only (generator and forwarding thread each >= 95 % of their CPU):"
-printf '%-6s %10s %10s %10s %11s %8s\n' size hvswitch testpmd ovs hv/testpmd hv/ovs
-for size in $sizes; do
-	h=$(median "${clean[hvswitch,$size]:-}")
-	t=$(median "${clean[testpmd,$size]:-}")
-	o=$(median "${clean[ovs,$size]:-}")
-	printf '%-6s %10s %10s %10s %11s %8s\n' "$size" "$(mpps "$h")" "$(mpps "$t")" "$(mpps "$o")" \
-		"$(ratio "$h" "$t")" "$(ratio "$h" "$o")"
-done
+if [ "$slices" -eq 0 ]; then
+	echo
+	echo "Clean runs only (generator and forwarding thread each >= 95 % of their CPU):"
+	printf '%-6s %10s %10s %10s %11s %8s\n' size hvswitch testpmd ovs hv/testpmd hv/ovs
+	for size in $sizes; do
+		h=$(median "${clean[hvswitch,$size]:-}")
+		t=$(median "${clean[testpmd,$size]:-}")
+		o=$(median "${clean[ovs,$size]:-}")
+		printf '%-6s %10s %10s %10s %11s %8s\n' "$size" "$(mpps "$h")" "$(mpps "$t")" \
+			"$(mpps "$o")" "$(ratio "$h" "$t")" "$(ratio "$h" "$o")"
+	done
+fi
 for curve in $curves; do
 	case $curve in
 	ports) points=$ports_list; what="ports (2 carry traffic, the others connected and idle), 1 MAC each way" ;;
