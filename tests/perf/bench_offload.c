@@ -17,11 +17,19 @@
  *       "SWITCH mode=.. gbps=.. frames_per_s=.." (TCP payload bytes received).
  *       The receiver reads every cache line of what it receives, into
  *       64 KiB buffers (pass) or 2 KiB mbufs (seg, mtu).
+ *
+ *   ... -- switch MODE SECONDS TICK_MS
+ *       Also prints "TICK ns=<CLOCK_REALTIME> bytes=<received since start>"
+ *       every TICK_MS ms, for a script that runs the modes side by side and
+ *       pauses all but one (SIGSTOP, bench_offload.sh's turns). A gap of
+ *       more than 100 ms between two loop turns is such a pause.
  */
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -261,7 +269,18 @@ drain(uint16_t port, uint64_t *frames)
 }
 
 static void
-switch_run(const char *mode, double seconds)
+tick(uint64_t bytes)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	printf("TICK ns=%" PRIu64 " bytes=%" PRIu64 "\n",
+	       (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec, bytes);
+	fflush(stdout);
+}
+
+static void
+switch_run(const char *mode, double seconds, uint32_t tick_ms)
 {
 	/*
 	 * Sent frames in one mbuf of 64 KiB (one descriptor per frame), so
@@ -289,7 +308,8 @@ switch_run(const char *mode, double seconds)
 	uint64_t bytes = 0, frames = 0, t0, t_end, warm_end, window;
 	uint64_t total_tx = 0; /* frames sent */
 	uint64_t total_rx_frames = 0, rx_units = 0; /* received, in sent frames */
-	uint64_t last_rx = 0;
+	uint64_t last_rx = 0, prev_turn, next_tick, all_bytes = 0;
+	uint64_t tick_every = (uint64_t)tick_ms * rte_get_tsc_hz() / 1000;
 	uint32_t len, per_frame;
 
 	if (rte_eth_dev_count_avail() < 2)
@@ -332,19 +352,30 @@ switch_run(const char *mode, double seconds)
 	 * would only make the switch drop.
 	 */
 	window = getenv("HV_BENCH_WINDOW") ? (uint64_t)atoi(getenv("HV_BENCH_WINDOW")) : tso ? 8 : 512;
+	prev_turn = next_tick = t0;
 	while (!stop) {
-		uint64_t now = rte_rdtsc(), got;
+		uint64_t now = rte_rdtsc(), got, b;
 		uint16_t sent, want;
 
 		if (now >= t_end)
 			break;
+		/* paused with the switch (SIGSTOP) and resumed: nothing was dropped */
+		if (now - prev_turn > rte_get_tsc_hz() / 10)
+			last_rx = now;
+		prev_turn = now;
+		if (tick_every != 0 && now >= next_tick) {
+			tick(all_bytes);
+			next_tick = now + tick_every;
+		}
 		if (now >= warm_end && t0 < warm_end) {
 			bytes = frames = 0;
 			t0 = warm_end;
 		}
 		do {
 			got = frames;
-			bytes += drain(1, &frames);
+			b = drain(1, &frames);
+			bytes += b;
+			all_bytes += b;
 			rx_units += frames - got;
 			if (frames != got)
 				last_rx = now;
@@ -405,9 +436,10 @@ main(int argc, char **argv)
 			micro_run(OURS_FULL, copy, s);
 		}
 	} else if (argc >= 4 && strcmp(argv[1], "switch") == 0) {
-		switch_run(argv[2], atof(argv[3]));
+		switch_run(argv[2], atof(argv[3]), argc >= 5 ? (uint32_t)atoi(argv[4]) : 0);
 	} else {
-		die("usage: bench_offload [EAL] -- micro [SECONDS] | switch pass|seg|mtu SECONDS");
+		die("usage: bench_offload [EAL] -- micro [SECONDS] | "
+		    "switch pass|seg|mtu SECONDS [TICK_MS]");
 	}
 	rte_eal_cleanup();
 	return 0;
