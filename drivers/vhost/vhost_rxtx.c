@@ -623,8 +623,10 @@ struct rx_pos {
 	uint16_t used;  /* next used entry */
 	uint16_t end;   /* avail index the guest published */
 	uint16_t rewritten; /* used entries that had to be stored */
-	/* done before the used entries are published; a frame's held copy is its
-	 * last step (the whole frame fits the piece): it cannot fail after it */
+	/*
+	 * Done before the used entries are published. A frame's held copy is
+	 * its last step (the whole frame fits the piece): none fails after it.
+	 */
 	struct copy_batch batch;
 };
 

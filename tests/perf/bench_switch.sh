@@ -406,7 +406,7 @@ tick_rate() {
 
 # compare_turns SIZE: the comparison of one size in turns (HV_BENCH_SLICES)
 compare_turns() {
-	local size=$1 dut r i k t0 t1 v line settle_ns=300000000 limit
+	local size=$1 dut r i k t0 t1 v line settle_ns=300000000 limit ticks
 	local -a order
 	local -A dpid gpid gen grun glog
 	local -A turn # [dut,round] -> frames/s
@@ -427,14 +427,15 @@ compare_turns() {
 		start_gen "$dut" "${glog[$dut]}" "$limit" "$size" 2 1 1 \
 			--warmup-s "$warmup" --duration-s 3600 --report-ms 100
 		# learned, warmed up and forwarding: ticks past the warm-up
+		ticks=$(awk -v w="$warmup" 'BEGIN { printf "%d", w * 10 + 5 }')
 		for ((i = 0; i < 600; i++)); do
 			v=$(awk '$1 == "TICK" { n++ } END { print n + 0 }' "${glog[$dut]}")
-			[ "$v" -gt $((warmup * 10 + 5)) ] && break
+			[ "$v" -gt "$ticks" ] && break
 			kill -0 "$gen_pid" 2>/dev/null || break
 			sleep 0.1
 		done
 		gen[$dut]=$(pgrep -P "$gen_pid")
-		if [ "$v" -le $((warmup * 10 + 5)) ] || [ -z "${gen[$dut]}" ]; then
+		if [ "$v" -le "$ticks" ] || [ -z "${gen[$dut]}" ]; then
 			note "turns: $dut's generator did not get going; its log:"
 			grep -v '^EAL\|^TELEMETRY\|virtio_user_dev_init_mac\|^TICK' "${glog[$dut]}" | tail -5 >&2
 			stop_pid "$gen_pid" 10 INT
