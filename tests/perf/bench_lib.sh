@@ -1,10 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Shared by the benchmarks that start processes and OVS-DPDK
-# (bench_switch.sh, bench_iperf3.sh; bench_offload.sh uses
-# bench_hugepages). Sourced; the caller defines note(),
-# the array pids (processes to stop on exit, newest last) and, for OVS,
-# ovs_dir.
+# (bench_switch.sh, bench_iperf3.sh, bench_offload.sh). Sourced; the caller
+# defines note(), the array pids (processes to stop on exit, newest last)
+# and, for OVS, ovs_dir.
 
 # Stop one process: @3 (default INT), then SIGKILL after @2 seconds.
 stop_pid() {
@@ -92,4 +91,23 @@ bench_hugepages() {
 	1) [ "$ok" = 1 ] && echo 1 ;;
 	*) echo 0 ;;
 	esac
+}
+
+# bench_tick_rate LOG FIELD FROM_NS TO_NS: FIELD's growth per second between
+# the first and the last "TICK ns=.. FIELD=.." line of LOG inside
+# [FROM_NS, TO_NS] (generators that print their counts as they go, for
+# turns); 0 with fewer than two such lines
+bench_tick_rate() {
+	awk -v f="$2" -v a="$3" -v b="$4" '
+		$1 == "TICK" {
+			ns = -1; v = -1
+			for (i = 2; i <= NF; i++) {
+				split($i, kv, "=")
+				if (kv[1] == "ns") ns = kv[2] + 0
+				else if (kv[1] == f) v = kv[2] + 0
+			}
+			if (ns < a || ns > b || v < 0) next
+			if (n++ == 0) { ns0 = ns; v0 = v }
+			ns1 = ns; v1 = v }
+		END { if (n < 2 || ns1 <= ns0) print 0; else printf "%.0f\n", (v1 - v0) * 1e9 / (ns1 - ns0) }' "$1"
 }

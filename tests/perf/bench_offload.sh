@@ -58,27 +58,19 @@ die() {
 	echo "bench_offload: $*" >&2
 	exit 1
 }
-
-# stop PID with SIGTERM (resumed first if paused), SIGKILL after 10 s
-stop() {
-	local i
-
-	kill -0 "$1" 2>/dev/null || return 0
-	kill -TERM "$1" 2>/dev/null
-	kill -CONT "$1" 2>/dev/null
-	for ((i = 0; i < 100; i++)); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$1" 2>/dev/null
-	wait "$1" 2>/dev/null
+note() {
+	echo "bench_offload: $*" >&2
 }
 
 cleanup() {
 	local p
 
+	# paused ones first resumed, all together: a generator's port stop talks to its switch
+	for p in "${gen_pids[@]}" "${sw_pids[@]}"; do
+		kill -CONT "$p" 2>/dev/null
+	done
 	for p in "${gen_pids[@]}" "${sw_pids[@]}" $sw_pid; do
-		stop "$p"
+		stop_pid "$p" 10 TERM
 	done
 	rm -rf "$rundir" /var/run/dpdk/"${prefix}"*
 }
@@ -176,17 +168,6 @@ ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.2f", a / b }'
 }
 
-# tick_gbps FROM_NS TO_NS LOG: payload Gbit/s between the first and the last
-# TICK of LOG inside [FROM_NS, TO_NS]; empty with fewer than two
-tick_gbps() {
-	awk -v a="$1" -v b="$2" '
-		$1 == "TICK" { ns = substr($2, 4) + 0; by = substr($3, 7) + 0
-			if (ns < a || ns > b) next
-			if (n++ == 0) { ns0 = ns; by0 = by }
-			ns1 = ns; by1 = by }
-		END { if (n >= 2 && ns1 > ns0) printf "%.2f\n", (by1 - by0) * 8 / (ns1 - ns0) }' "$3"
-}
-
 declare -A vals caps
 ratios=()
 cap_ratios=()
@@ -212,7 +193,7 @@ if [ "$turns" -eq 0 ]; then
 		fi
 	done
 	# the switch's PMD busy-polls the CPU the micro benchmark runs on
-	stop "$sw_pid"
+	stop_pid "$sw_pid" 10 TERM
 	sw_pid=
 else
 	# Turns: each mode with its own switch and generator, paused when not its turn.
@@ -248,7 +229,8 @@ else
 			t1=$(date +%s%N)
 			after=$(pmd_cycles "$mode")
 			kill -STOP "${gen_pids[$mode]}" "${sw_pids[$mode]}"
-			g=$(tick_gbps "$t0" "$t1" "$rundir/$mode/gen.out")
+			g=$(bench_tick_rate "$rundir/$mode/gen.out" bytes "$t0" "$t1" |
+				awk '{ if ($1 > 0) printf "%.2f", $1 * 8 / 1e9 }')
 			[[ $g =~ ^[0-9.]+$ ]] || { echo "TURN round=$r mode=$mode: no ticks" >&2; continue; }
 			c=$(awk -v g="$g" -v b="$before" -v a="$after" 'BEGIN { split(b, x, " ");
 				split(a, y, " "); f = (y[1] - x[1]) / (y[2] - x[2]);
@@ -269,9 +251,13 @@ else
 		fi
 		echo "$line" >&2
 	done
+	# all resumed first: a generator's port stop talks to its switch
 	for mode in "${modes[@]}"; do
-		stop "${gen_pids[$mode]}"
-		stop "${sw_pids[$mode]}"
+		kill -CONT "${sw_pids[$mode]}" "${gen_pids[$mode]}"
+	done
+	for mode in "${modes[@]}"; do
+		stop_pid "${gen_pids[$mode]}" 10 TERM
+		stop_pid "${sw_pids[$mode]}" 10 TERM
 	done
 	gen_pids=()
 	sw_pids=()

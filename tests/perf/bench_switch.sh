@@ -92,7 +92,7 @@ pktgen_src=${HV_BENCH_PKTGEN:-$build/tests/perf/hv_pktgen}
 slices=${HV_BENCH_SLICES:-30}
 slice_s=${HV_BENCH_SLICE_S:-1}
 
-# bench_hugepages, stop_pid, forget_pid, ovs_vsctl, ovs_db_start
+# bench_hugepages, stop_pid, forget_pid, ovs_vsctl, ovs_db_start, bench_tick_rate
 . "$(dirname "$0")/bench_lib.sh"
 huge=$(bench_hugepages) ||
 	{ echo "bench_switch: HV_BENCH_HUGEPAGES=1 needs hugetlbfs and 1024 free 2 MiB pages" >&2; exit 1; }
@@ -150,6 +150,11 @@ ovsdb_pid=
 cleanup() {
 	local i
 
+	# all resumed first (turns pause them): a generator's port stop talks to its DUT
+	for ((i = 0; i < ${#pids[@]}; i++)); do
+		kill -CONT "${pids[i]}" 2>/dev/null
+		pkill -CONT -P "${pids[i]}" 2>/dev/null
+	done
 	# newest first: generator, then DUT, then ovsdb-server
 	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
 		stop_pid "${pids[i]}" 5 TERM
@@ -393,17 +398,6 @@ run_one() {
 	fi
 }
 
-# tick_rate LOG FROM_NS TO_NS: frames/s between the first and the last TICK
-# of LOG inside [FROM_NS, TO_NS]; 0 with fewer than two
-tick_rate() {
-	awk -v a="$2" -v b="$3" '
-		$1 == "TICK" { ns = substr($2, 4) + 0; rx = substr($3, 9) + 0
-			if (ns < a || ns > b) next
-			if (n++ == 0) { ns0 = ns; rx0 = rx }
-			ns1 = ns; rx1 = rx }
-		END { if (n < 2 || ns1 <= ns0) print 0; else printf "%.0f\n", (rx1 - rx0) * 1e9 / (ns1 - ns0) }' "$1"
-}
-
 # compare_turns SIZE: the comparison of one size in turns (HV_BENCH_SLICES)
 compare_turns() {
 	local size=$1 dut r i k t0 t1 v line settle_ns=300000000 limit ticks
@@ -462,7 +456,7 @@ compare_turns() {
 			sleep "$slice_s"
 			t1=$(date +%s%N)
 			kill -STOP "${gen[$dut]}" "${dpid[$dut]}"
-			turn[$dut,$r]=$(tick_rate "${glog[$dut]}" $((t0 + settle_ns)) "$t1")
+			turn[$dut,$r]=$(bench_tick_rate "${glog[$dut]}" rx_pkts $((t0 + settle_ns)) "$t1")
 		done
 	done
 	for dut in "${order[@]}"; do
@@ -576,14 +570,21 @@ if [ "$slices" -gt 0 ]; then
 else
 	echo "Comparison: median rx packets/s (Mpps) per DUT; runs as Mpps(forwarding thread's CPU %)"
 fi
-printf '%-6s %10s %10s %10s %11s %8s\n' size hvswitch testpmd ovs hv/testpmd hv/ovs
-for size in $sizes; do
-	h=$(median "${pps[hvswitch,$size]:-}")
-	t=$(median "${pps[testpmd,$size]:-}")
-	o=$(median "${pps[ovs,$size]:-}")
-	printf '%-6s %10s %10s %10s %11s %8s\n' "$size" "$(mpps "$h")" "$(mpps "$t")" "$(mpps "$o")" \
-		"$(ratio "$h" "$t")" "$(ratio "$h" "$o")"
-done
+# comparison_table ARRAY: per size, the medians of ARRAY[dut,size] and their ratios
+comparison_table() {
+	local -n runs=$1
+	local size h t o
+
+	printf '%-6s %10s %10s %10s %11s %8s\n' size hvswitch testpmd ovs hv/testpmd hv/ovs
+	for size in $sizes; do
+		h=$(median "${runs[hvswitch,$size]:-}")
+		t=$(median "${runs[testpmd,$size]:-}")
+		o=$(median "${runs[ovs,$size]:-}")
+		printf '%-6s %10s %10s %10s %11s %8s\n' "$size" "$(mpps "$h")" "$(mpps "$t")" \
+			"$(mpps "$o")" "$(ratio "$h" "$t")" "$(ratio "$h" "$o")"
+	done
+}
+comparison_table pps
 for size in $sizes; do
 	for dut in hvswitch testpmd ovs; do
 		[ -n "${detail[$dut,$size]:-}" ] && printf '  %-5s %-9s %s\n' "$size" "$dut" "${detail[$dut,$size]}"
@@ -592,14 +593,7 @@ done
 if [ "$slices" -eq 0 ]; then
 	echo
 	echo "Clean runs only (generator and forwarding thread each >= 95 % of their CPU):"
-	printf '%-6s %10s %10s %10s %11s %8s\n' size hvswitch testpmd ovs hv/testpmd hv/ovs
-	for size in $sizes; do
-		h=$(median "${clean[hvswitch,$size]:-}")
-		t=$(median "${clean[testpmd,$size]:-}")
-		o=$(median "${clean[ovs,$size]:-}")
-		printf '%-6s %10s %10s %10s %11s %8s\n' "$size" "$(mpps "$h")" "$(mpps "$t")" \
-			"$(mpps "$o")" "$(ratio "$h" "$t")" "$(ratio "$h" "$o")"
-	done
+	comparison_table clean
 fi
 for curve in $curves; do
 	case $curve in
