@@ -7,6 +7,7 @@
  * (doc/vhost.rst, "Stores into a guest's receive ring").
  */
 #include <check.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -207,46 +208,123 @@ END_TEST
 
 /*
  * Short frames are copied at the end of their burst, up to a batch's worth
- * (COPY_BATCH_SIZE, 64): one burst of 160 frames, short ones around the
- * batching limit (256 B) mixed with long and two-mbuf ones, arrives byte for
- * byte, each in its own buffer with its own used entry.
+ * (COPY_BATCH_SIZE, 64), before the used index is published: one burst of
+ * 160 frames, short ones around the batching limit (256 B) mixed with long
+ * and two-mbuf ones (101 of them batchable), each in its own buffer.
  */
-START_TEST(rx_burst_of_short_copies_byte_exact)
+enum { SHORT_N = 160, SHORT_BUF = 0x1000 };
+/* 7 in 10 short: more than a batch holds */
+static const uint32_t short_lens[] = {60, 64, 255, 256, 257, 61, 200, 1000, 128, 2100};
+static unsigned int short_published_bad; /* frames published before their bytes were there */
+
+static uint32_t
+short_len(unsigned int i)
 {
-	enum { N = 160, BUF = 0x1000 };
-	/* 7 in 10 short: more than a batch holds */
-	static const uint32_t lens[] = {60, 64, 255, 256, 257, 61, 200, 1000, 128, 2100};
-	struct rte_mbuf *m[N];
+	return short_lens[i % RTE_DIM(short_lens)];
+}
+
+/* Whether frame @i is in its buffer: header, every byte, nothing past it. */
+static bool
+short_frame_there(unsigned int i)
+{
 	uint8_t want_hdr[HDR] = {0};
+	uint32_t len = short_len(i);
+	struct rte_mbuf *want = peer_frame(peer_guest_pool(), len, 100 + i, 1);
+	const uint8_t *buf = fe.mem + RAW_DATA_OFF + i * SHORT_BUF;
+	bool ok;
+
+	want_hdr[10] = 1; /* num_buffers */
+	ok = want != NULL && fe.used[0]->ring[i].id == i &&
+	     fe.used[0]->ring[i].len == HDR + len && memcmp(buf, want_hdr, HDR) == 0 &&
+	     memcmp(buf + HDR, rte_pktmbuf_mtod(want, uint8_t *), len) == 0 &&
+	     buf[HDR + len] == 0x5a;
+	rte_pktmbuf_free(want);
+	return ok;
+}
+
+/* Right after the used index is published: every frame it covers must be there. */
+static void
+short_on_publish(void *ctx, struct hv_vhost_port *port, uint16_t vring,
+		 const struct hv_vhost_irq_event *ev)
+{
+	RTE_SET_USED(ctx);
+	RTE_SET_USED(port);
+	RTE_SET_USED(ev);
+	if (vring != 0)
+		return;
+	for (unsigned int i = 0; i < fe.used[0]->idx; i++)
+		short_published_bad += !short_frame_there(i);
+}
+
+/* Post @nbufs buffers, send SHORT_N frames in one burst: the first @nbufs arrive. */
+static void
+short_burst(unsigned int nbufs)
+{
+	struct rte_mbuf *m[SHORT_N];
+	unsigned int got = RTE_MIN(nbufs, (unsigned int)SHORT_N);
 
 	setup_rings();
-	want_hdr[10] = 1; /* num_buffers */
-	memset(fe.mem + RAW_DATA_OFF, 0x5a, N * BUF);
-	for (unsigned int i = 0; i < N; i++) {
-		uint64_t addr = raw_gpa(RAW_DATA_OFF + i * BUF);
-		uint32_t len = BUF;
+	memset(fe.mem + RAW_DATA_OFF, 0x5a, SHORT_N * SHORT_BUF);
+	for (unsigned int i = 0; i < SHORT_N; i++) {
+		uint64_t addr = raw_gpa(RAW_DATA_OFF + i * SHORT_BUF);
+		uint32_t len = SHORT_BUF;
 		uint16_t flags = VRING_DESC_F_WRITE;
 
-		raw_fe_post(&fe, 0, (uint16_t)i, 1, &addr, &len, &flags);
-		m[i] = peer_frame(peer_guest_pool(), lens[i % RTE_DIM(lens)], 100 + i,
-				  i % 11 == 10 ? 2 : 1);
+		if (i < nbufs)
+			raw_fe_post(&fe, 0, (uint16_t)i, 1, &addr, &len, &flags);
+		m[i] = peer_frame(peer_guest_pool(), short_len(i), 100 + i, i % 11 == 10 ? 2 : 1);
 		ck_assert_ptr_nonnull(m[i]);
 	}
-	ck_assert_uint_eq(hv_vhost_tx_burst(bad, 0, m, N), N);
-	ck_assert_uint_eq(fe.used[0]->idx, N);
-	for (unsigned int i = 0; i < N; i++) {
-		uint32_t len = lens[i % RTE_DIM(lens)];
-		struct rte_mbuf *want = peer_frame(peer_guest_pool(), len, 100 + i, 1);
-		const uint8_t *buf = fe.mem + RAW_DATA_OFF + i * BUF;
+	short_published_bad = 0;
+	hv_vhost_set_irq_hook(bad, short_on_publish, NULL);
+	ck_assert_uint_eq(hv_vhost_tx_burst(bad, 0, m, SHORT_N), got);
+	hv_vhost_set_irq_hook(bad, NULL, NULL);
+	ck_assert_uint_eq(fe.used[0]->idx, got);
+	ck_assert_uint_eq(short_published_bad, 0);
+	for (unsigned int i = 0; i < got; i++)
+		ck_assert_msg(short_frame_there(i), "frame %u", i);
+	ck_assert_uint_eq(stats(0).drops[HV_VHOST_DROP_NO_BUFFER], SHORT_N - got);
+}
 
-		ck_assert_ptr_nonnull(want);
-		ck_assert_uint_eq(fe.used[0]->ring[i].id, i);
-		ck_assert_uint_eq(fe.used[0]->ring[i].len, HDR + len);
-		ck_assert_mem_eq(buf, want_hdr, HDR);
-		ck_assert_mem_eq(buf + HDR, rte_pktmbuf_mtod(want, uint8_t *), len);
-		ck_assert_uint_eq(buf[HDR + len], 0x5a); /* not a byte more */
-		rte_pktmbuf_free(want);
-	}
+START_TEST(rx_burst_of_short_copies_byte_exact)
+{
+	short_burst(SHORT_N);
+}
+END_TEST
+
+/* The burst runs out of buffers after 100 frames: those 100 are all there. */
+START_TEST(rx_short_copies_then_out_of_buffers)
+{
+	short_burst(100);
+}
+END_TEST
+
+/* A first buffer that holds only the header: the frame goes (batched) to the next. */
+START_TEST(rx_short_frame_after_header_only_buffer)
+{
+	uint64_t addr[2] = {raw_gpa(RAW_DATA_OFF), raw_gpa(RAW_DATA_OFF + 0x1000)};
+	uint32_t len[2] = {HDR, 0x800};
+	uint16_t flags[2] = {VRING_DESC_F_WRITE, VRING_DESC_F_WRITE};
+	uint8_t want_hdr[HDR] = {0};
+	struct rte_mbuf *m = peer_frame(peer_guest_pool(), 100, 7, 1);
+	struct rte_mbuf *want = peer_frame(peer_guest_pool(), 100, 7, 1);
+
+	setup_rings();
+	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_nonnull(want);
+	memset(fe.mem + RAW_DATA_OFF, 0x5a, 0x2000);
+	raw_fe_post(&fe, 0, 0, 1, &addr[0], &len[0], &flags[0]);
+	raw_fe_post(&fe, 0, 1, 1, &addr[1], &len[1], &flags[1]);
+	ck_assert_uint_eq(hv_vhost_tx_burst(bad, 0, &m, 1), 1);
+	ck_assert_uint_eq(fe.used[0]->idx, 2);
+	want_hdr[10] = 2; /* num_buffers */
+	ck_assert_mem_eq(fe.mem + RAW_DATA_OFF, want_hdr, HDR);
+	ck_assert_uint_eq(fe.used[0]->ring[0].len, HDR);
+	ck_assert_uint_eq(fe.used[0]->ring[1].id, 1);
+	ck_assert_uint_eq(fe.used[0]->ring[1].len, 100);
+	ck_assert_mem_eq(fe.mem + RAW_DATA_OFF + 0x1000, rte_pktmbuf_mtod(want, uint8_t *), 100);
+	ck_assert_uint_eq(fe.mem[RAW_DATA_OFF + 0x1000 + 100], 0x5a);
+	rte_pktmbuf_free(want);
 }
 END_TEST
 
@@ -263,6 +341,8 @@ suite(void)
 	tcase_add_test(ring, rx_after_frame_out_of_buffers);
 	tcase_add_test(ring, rx_long_copies_byte_exact);
 	tcase_add_test(ring, rx_burst_of_short_copies_byte_exact);
+	tcase_add_test(ring, rx_short_copies_then_out_of_buffers);
+	tcase_add_test(ring, rx_short_frame_after_header_only_buffer);
 	suite_add_tcase(s, ring);
 	return s;
 }

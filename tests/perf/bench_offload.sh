@@ -21,7 +21,9 @@
 # paused (SIGSTOP). A turn's rate comes from the generator's ticks (bytes
 # received every 100 ms) after its first 0.3 s, its PMD busy share from the
 # switch's counters over the same span; the ratios are read within a round
-# and their median is reported. The order rotates every round.
+# and their median is reported. The order rotates every round and runs
+# backwards every other 3 rounds; the turns must fit 240 s (the receivers
+# are learned once, and age out at 300 s).
 # HV_BENCH_TURNS=0: separate runs instead, HV_BENCH_DURATION_S [5] seconds
 # each, HV_BENCH_REPS [3] repetitions of pass, seg, mtu back to back with one
 # switch. HV_BENCH_DURATION_S is also the micro benchmark's time per variant.
@@ -52,7 +54,7 @@ turn_s=${HV_BENCH_TURN_S:-2}
 prefix=hvbo$$
 rundir=$(mktemp -d /tmp/hv-bench-offload-XXXXXX)
 sw_pid=
-declare -A sw_pids gen_pids # turns: per mode
+declare -A sw_pids gen_pids gen_procs # turns: per mode (gen_pids: of timeout)
 
 die() {
 	echo "bench_offload: $*" >&2
@@ -66,7 +68,7 @@ cleanup() {
 	local p
 
 	# paused ones first resumed, all together: a generator's port stop talks to its switch
-	for p in "${gen_pids[@]}" "${sw_pids[@]}"; do
+	for p in "${gen_procs[@]}" "${sw_pids[@]}"; do
 		kill -CONT "$p" 2>/dev/null
 	done
 	for p in "${gen_pids[@]}" "${sw_pids[@]}" $sw_pid; do
@@ -99,6 +101,10 @@ fi
 [[ $turns =~ ^[0-9]+$ ]] || die "HV_BENCH_TURNS must be a number of rounds (0: separate runs)"
 [[ $turn_s =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v s="$turn_s" 'BEGIN { exit !(s >= 1) }' ||
 	die "HV_BENCH_TURN_S must be seconds, at least 1"
+# the receivers are learned once; the switches age addresses out after 300 s
+awk -v n="$turns" -v s="$turn_s" 'BEGIN { exit !(n * s * 3 <= 240) }' ||
+	die "turns must fit 240 s (HV_BENCH_TURNS x HV_BENCH_TURN_S x 3): the switches'" \
+		"MAC tables age the learned receivers out at 300 s"
 if [ "$turns" -gt 0 ]; then
 	# three switches and three generators at once in the 1024 pages
 	sw_mem=("${sw_mem[@]/512/256}")
@@ -203,7 +209,8 @@ else
 		sw_pids[$mode]=$sw_pid
 		sw_pid=
 		gen_cmd "$mode" "$mode" 3600 100
-		"${gen[@]}" >"$rundir/$mode/gen.out" 2>"$rundir/$mode/gen.log" &
+		# bounded even if this script is killed outright
+		timeout -k 10 600 "${gen[@]}" >"$rundir/$mode/gen.out" 2>"$rundir/$mode/gen.log" &
 		gen_pids[$mode]=$!
 		# warmed up (1 s) and receiving
 		for ((i = 0; i < 600; i++)); do
@@ -215,20 +222,26 @@ else
 			sleep 0.1
 		done
 		[ "$n" -gt 12 ] || die "$mode: nothing received"
-		kill -STOP "${gen_pids[$mode]}" "${sw_pids[$mode]}"
+		# paused and resumed: the generator itself (taskset execs it), not timeout
+		gen_procs[$mode]=$(pgrep -P "${gen_pids[$mode]}")
+		[ -n "${gen_procs[$mode]}" ] || die "$mode: generator not found"
+		kill -STOP "${gen_procs[$mode]}" "${sw_pids[$mode]}"
 	done
 	for ((r = 1; r <= turns; r++)); do
 		declare -A g_rep=() c_rep=()
 		for ((k = 0; k < 3; k++)); do
-			mode=${modes[(k + r) % 3]}
-			kill -CONT "${sw_pids[$mode]}" "${gen_pids[$mode]}"
+			# rotating, and backwards every other 3 rounds: each mode goes
+			# before each other as often as after
+			(((r / 3) % 2)) && i=$((2 - k)) || i=$k
+			mode=${modes[(i + r) % 3]}
+			kill -CONT "${sw_pids[$mode]}" "${gen_procs[$mode]}"
 			sleep 0.3
 			before=$(pmd_cycles "$mode")
 			t0=$(date +%s%N)
 			sleep "$(awk -v s="$turn_s" 'BEGIN { print s - 0.3 }')"
 			t1=$(date +%s%N)
 			after=$(pmd_cycles "$mode")
-			kill -STOP "${gen_pids[$mode]}" "${sw_pids[$mode]}"
+			kill -STOP "${gen_procs[$mode]}" "${sw_pids[$mode]}"
 			g=$(bench_tick_rate "$rundir/$mode/gen.out" bytes "$t0" "$t1" |
 				awk '{ if ($1 > 0) printf "%.2f", $1 * 8 / 1e9 }')
 			[[ $g =~ ^[0-9.]+$ ]] || { echo "TURN round=$r mode=$mode: no ticks" >&2; continue; }
@@ -253,13 +266,14 @@ else
 	done
 	# all resumed first: a generator's port stop talks to its switch
 	for mode in "${modes[@]}"; do
-		kill -CONT "${sw_pids[$mode]}" "${gen_pids[$mode]}"
+		kill -CONT "${sw_pids[$mode]}" "${gen_procs[$mode]}"
 	done
 	for mode in "${modes[@]}"; do
 		stop_pid "${gen_pids[$mode]}" 10 TERM
 		stop_pid "${sw_pids[$mode]}" 10 TERM
 	done
 	gen_pids=()
+	gen_procs=()
 	sw_pids=()
 fi
 declare -A gbps capacity

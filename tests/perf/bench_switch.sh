@@ -51,13 +51,16 @@
 # its frame count every 100 ms (--report-ms); a turn's rate is taken from
 # its ticks after the first 0.3 s. Each round's ratios are of turns a few
 # seconds apart; the verdict is the median of the rounds' ratios. The order
-# rotates every round. Memory then: DUTs -m 256 (OVS 512), generators 256.
+# rotates every round and runs backwards every other N rounds. The turns of
+# one size must fit 240 s (MAC tables age learned addresses out at 300 s).
+# Memory then: DUTs -m 256 (OVS 512), generators 256.
 #
 # The binaries of hvswitch, hvctl and the generator are copied into the run
 # directory first, so a rebuild during the benchmark does not change them.
 # Memory: 2 MiB hugepages for everything when hugetlbfs is mounted with at
-# least 1024 pages free (DUTs -m 512 or 1024 for OVS, generator -m 256, all
-# --in-memory so an aborted run leaves no files), else --no-huge.
+# least 1024 pages free (DUTs -m 512 or 1024 for OVS, with turns -m 256 or
+# 512 for OVS, curves included; generator -m 256; all --in-memory so an
+# aborted run leaves no files), else --no-huge.
 # HV_BENCH_HUGEPAGES=0 forces --no-huge, 1 requires hugepages. With --no-huge every run lands on
 # other 4 KiB pages and the 64 B rates of these nested VMs scatter over 2x.
 #
@@ -133,6 +136,10 @@ note() {
 [[ $slices =~ ^[0-9]+$ ]] || die "HV_BENCH_SLICES must be a number of rounds (0: no turns)"
 [[ $slice_s =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v s="$slice_s" 'BEGIN { exit !(s >= 0.5) }' ||
 	die "HV_BENCH_SLICE_S must be seconds, at least 0.5"
+# the generators teach the MAC tables once; they age addresses out after 300 s
+awk -v n="$slices" -v s="$slice_s" -v d="$(wc -w <<<"$duts")" 'BEGIN { exit !(n * s * d <= 240) }' ||
+	die "turns of one size must fit 240 s (HV_BENCH_SLICES x HV_BENCH_SLICE_S x DUTs): the" \
+		"switches' MAC tables age the learned addresses out at 300 s"
 if [ "$gen_cpu" -lt "$dut_cpu" ]; then
 	dut_lcores=$gen_cpu,$dut_cpu
 else
@@ -398,6 +405,16 @@ run_one() {
 	fi
 }
 
+# turn_index ROUND K N: who takes turn K of round ROUND among N: the order
+# rotates every round and runs backwards every other N rounds, so that over
+# 2N rounds each one goes before each other as often as after
+turn_index() {
+	local r=$1 k=$2 n=$3
+
+	(((r / n) % 2)) && k=$((n - 1 - k))
+	echo $(((k + r) % n))
+}
+
 # compare_turns SIZE: the comparison of one size in turns (HV_BENCH_SLICES)
 compare_turns() {
 	local size=$1 dut r i k t0 t1 v line settle_ns=300000000 limit ticks
@@ -450,7 +467,7 @@ compare_turns() {
 	[ "${#order[@]}" -gt 0 ] || return
 	for ((r = 1; r <= slices; r++)); do
 		for ((k = 0; k < ${#order[@]}; k++)); do
-			dut=${order[(k + r) % ${#order[@]}]}
+			dut=${order[$(turn_index "$r" "$k" "${#order[@]}")]}
 			kill -CONT "${dpid[$dut]}" "${gen[$dut]}"
 			t0=$(date +%s%N)
 			sleep "$slice_s"

@@ -479,12 +479,7 @@ drain_port(uint16_t port, struct counts *c)
 	rte_pktmbuf_free_bulk(rx, n);
 }
 
-/*
- * Send and receive until @until (TSC) or a stall of @stall_cycles with nothing
- * received. @pend/@npend carry frames the TX ring did not take over to the
- * next call.
- * @return 0, or -1 on a stall.
- */
+/* One TICK line: the time and the frames of every phase so far. */
 static void
 tick(struct ticker *t, const struct counts *c, uint64_t now)
 {
@@ -498,6 +493,12 @@ tick(struct ticker *t, const struct counts *c, uint64_t now)
 	t->next = now + t->every;
 }
 
+/*
+ * Send and receive until @until (TSC) or a stall of @stall_cycles with nothing
+ * received. @pend/@npend carry frames the TX ring did not take over to the
+ * next call.
+ * @return 0, or -1 on a stall.
+ */
 static int
 run_phase(const struct options *o, struct rte_mempool *tx_mp, struct rte_mbuf **pend,
 	  uint16_t *npend, uint64_t until, uint64_t stall_cycles, struct counts *c,
