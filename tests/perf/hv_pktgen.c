@@ -65,8 +65,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <dirent.h>
-
 #include <rte_byteorder.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -77,6 +75,8 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_udp.h>
+
+#include "thread_times.h"
 
 #define NB_PORTS 2 /* default number of ports */
 #define MAX_PORTS RTE_MAX_ETHPORTS
@@ -143,15 +143,6 @@ struct ticker {
 	uint64_t next;       /* TSC of the next tick */
 	uint64_t pause;      /* a loop turn this much later than the last was a pause */
 	uint64_t rx, tx;     /* totals of the phases before this one */
-};
-
-#define MAX_WATCHED_THREADS 64
-
-/* CPU time of the threads of the DUT, sampled at both ends of the window. */
-struct thread_times {
-	unsigned int n;
-	long tid[MAX_WATCHED_THREADS];
-	unsigned long long ticks[MAX_WATCHED_THREADS];
 };
 
 /* Counters of one phase (warm-up or measured window). */
@@ -353,73 +344,6 @@ prefill_pool(struct rte_mempool *mp, unsigned int n, unsigned int size)
 	rte_pktmbuf_free_bulk(all, n);
 	free(all);
 	return 0;
-}
-
-/* utime + stime of every thread of @pid, in clock ticks. */
-static void
-thread_times_read(long pid, struct thread_times *t)
-{
-	char path[320];
-	struct dirent *e;
-	DIR *d;
-
-	t->n = 0;
-	snprintf(path, sizeof(path), "/proc/%ld/task", pid);
-	d = opendir(path);
-	if (d == NULL)
-		return;
-	while ((e = readdir(d)) != NULL && t->n < MAX_WATCHED_THREADS) {
-		char buf[1024], *p;
-		unsigned long long ut, st;
-		size_t len;
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%ld/task/%s/stat", pid, e->d_name);
-		f = fopen(path, "r");
-		if (f == NULL)
-			continue;
-		len = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-		buf[len] = '\0';
-		/* the command name may hold spaces: fields restart after its ')' */
-		p = strrchr(buf, ')');
-		if (p == NULL ||
-		    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-			   &ut, &st) != 2)
-			continue;
-		t->tid[t->n] = strtol(e->d_name, NULL, 10);
-		t->ticks[t->n] = ut + st;
-		t->n++;
-	}
-	closedir(d);
-}
-
-/*
- * Share of one CPU used over @secs by the busiest thread (the forwarding
- * one) and by all the others together.
- */
-static void
-thread_times_diff(const struct thread_times *a, const struct thread_times *b, double secs,
-		  double *fwd_pct, double *other_pct)
-{
-	double hz = (double)sysconf(_SC_CLK_TCK), best = 0, sum = 0;
-
-	for (unsigned int i = 0; i < b->n; i++) {
-		unsigned long long before = 0;
-		double d;
-
-		for (unsigned int j = 0; j < a->n; j++)
-			if (a->tid[j] == b->tid[i])
-				before = a->ticks[j];
-		d = (double)(b->ticks[i] - before);
-		sum += d;
-		if (d > best)
-			best = d;
-	}
-	*fwd_pct = 100.0 * best / hz / secs;
-	*other_pct = 100.0 * (sum - best) / hz / secs;
 }
 
 static double
