@@ -283,13 +283,15 @@ sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 {
 	struct l2_ctx *c = &ctxs[pmd->id];
 	struct hv_fdb_key keys[2][SW_BURST];
-	const struct hv_fdb_key *src[SW_BURST], *dst[SW_BURST];
-	uint64_t dst_word[SW_BURST], last_src = 0;
+	/* distinct keys in a row: a burst is mostly one conversation */
+	const struct hv_fdb_key *src[SW_BURST], *uniq[SW_BURST];
+	uint64_t last_src = 0, last_dst = 0;
 	struct rte_mbuf *keep[SW_BURST];
-	uint16_t vlan[SW_BURST], out[SW_BURST];
-	bool tagged[SW_BURST], unicast[SW_BURST];
+	uint16_t vlan[SW_BURST], found[SW_BURST];
+	uint16_t which[SW_BURST]; /* the frame's entry in uniq[], or UINT16_MAX: not unicast */
+	bool tagged[SW_BURST];
 	struct sw_counters *cnt = &in->cnt[pmd->id];
-	uint16_t k = 0, nsrc = 0, ndst = 0;
+	uint16_t k = 0, nsrc = 0, nuniq = 0;
 
 	c->pmd = pmd;
 	c->view = view;
@@ -354,10 +356,13 @@ sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 			if (nsrc == 0 || sword != last_src)
 				src[nsrc++] = &keys[0][k];
 			last_src = sword;
-			unicast[k] = rte_is_unicast_ether_addr(&eth->dst_addr);
-			if (unicast[k]) {
-				dst_word[ndst] = dword;
-				dst[ndst++] = &keys[1][k];
+			if (rte_is_unicast_ether_addr(&eth->dst_addr)) {
+				if (nuniq == 0 || dword != last_dst)
+					uniq[nuniq++] = &keys[1][k];
+				last_dst = dword;
+				which[k] = nuniq - 1;
+			} else {
+				which[k] = UINT16_MAX;
 			}
 		}
 		vlan[k] = dom;
@@ -366,23 +371,11 @@ sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 	}
 	if (k == 0)
 		return;
-	/* a burst is mostly one conversation: look each distinct key up once */
+	/* each distinct key looked up once */
 	hv_fdb_learn_bulk(sw.fdb, src, nsrc, in->idx, now_ms);
-	{
-		const struct hv_fdb_key *uniq[SW_BURST];
-		uint16_t found[SW_BURST], which[SW_BURST], nuniq = 0;
-
-		for (uint16_t i = 0; i < ndst; i++) {
-			if (nuniq == 0 || dst_word[i] != dst_word[i - 1])
-				uniq[nuniq++] = dst[i];
-			which[i] = nuniq - 1;
-		}
-		hv_fdb_lookup_bulk(sw.fdb, uniq, nuniq, found);
-		for (uint16_t i = 0, j = 0; i < k; i++)
-			out[i] = unicast[i] ? found[which[j++]] : HV_FDB_PORT_NONE;
-	}
+	hv_fdb_lookup_bulk(sw.fdb, uniq, nuniq, found);
 	for (uint16_t i = 0; i < k; i++) {
-		uint16_t o = out[i];
+		uint16_t o = which[i] != UINT16_MAX ? found[which[i]] : HV_FDB_PORT_NONE;
 
 		/* unknown, gone, or (after a VLAN change) no longer in the domain: flood */
 		if (o == HV_FDB_PORT_NONE || view->ports[o] == NULL ||
@@ -391,6 +384,10 @@ sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 		} else if (view->ports[o] == in) {
 			count_drop(pmd, in, SW_DROP_SAME_PORT, 1);
 			rte_pktmbuf_free(keep[i]);
+		} else if (likely(tag_change(view->ports[o], vlan[i], tagged[i]) == 0 &&
+				  !hv_offload_mbuf_has_hdr(keep[i]))) {
+			/* the usual case, deliver() with nothing to change: the frame as it came */
+			tx_enqueue(c, o, keep[i]);
 		} else {
 			deliver(c, o, keep[i], vlan[i], tagged[i]);
 		}

@@ -23,21 +23,8 @@ avail_entry(const struct hv_vring *vr, uint16_t idx)
 /* How many frames ahead a burst starts loading buffers: guest memory is far. */
 #define PREFETCH_AHEAD 4
 
-/*
- * Start loading the descriptors of the next @n avail entries from @idx. The
- * guest just wrote them on another core: issued back to back, their misses
- * overlap, where one frame at a time would wait for each in turn.
- */
-static inline void
-prefetch_descs(const struct hv_vring *vr, uint16_t idx, uint16_t n)
-{
-	for (uint16_t i = 0; i < n; i++) {
-		uint16_t head = avail_entry(vr, (uint16_t)(idx + i));
-
-		if (likely(head < vr->size))
-			rte_prefetch0(&vr->desc[head]);
-	}
-}
+/* Chains a burst loads ahead at most: more would be evicted before use. */
+#define PREFETCH_MAX 64
 
 /*
  * Ask for a line we are about to write in exclusive state, so the store does
@@ -66,77 +53,97 @@ prefetch_line(const void *p, bool for_write)
 }
 
 /*
- * Whether line @a of a receive buffer starting at @p holds the net header
- * and nothing else: a DPDK guest puts it at the end of its mbuf headroom,
- * the frame from the next line on. That line is only read, and written
- * only if the header changed (hdr_store()): claiming it for writing would
- * take it from the guest's core for nothing.
+ * Whether the first line of a receive buffer starting at @p holds the net
+ * header (@hdr_size bytes) and nothing else: a DPDK guest puts it at the end
+ * of its mbuf headroom, the frame from the next line on. That line is only
+ * read, and written only if the header changed (hdr_store()): claiming it
+ * for writing would take it from the guest's core for nothing.
  */
 static inline bool
-hdr_line_alone(const struct hv_vhost_port *port, const uint8_t *p, uintptr_t a)
+hdr_line_alone(uint32_t hdr_size, const uint8_t *p)
 {
-	uintptr_t hdr_end = (uintptr_t)p + port->hdr_size;
+	uintptr_t hdr_end = (uintptr_t)p + hdr_size;
 
 	/* a header (at most 12 bytes) that ends where a line ends lies in that line */
-	return a == (uintptr_t)p && (hdr_end & (RTE_CACHE_LINE_SIZE - 1)) == 0;
+	return (hdr_end & (RTE_CACHE_LINE_SIZE - 1)) == 0;
 }
 
 /* How much of a chain's first buffer a burst loads ahead: a small frame whole. */
 #define PREFETCH_SPAN 192
 
 /*
- * Start loading the first buffer of the chain at avail position @idx, so that
- * copying the frame before it hides the cache miss. Every line of the first
- * @span bytes (at most PREFETCH_SPAN, at most the descriptor): a 64 B frame
- * behind its net header straddles two lines, and the second miss taken in
- * the copy would wait alone. Only a hint: nothing is read through it, and an
- * address outside the hinted region is skipped.
+ * Start loading the lines from @p to @end (at least the first), so that
+ * copying the frame before hides their misses: a 64 B frame behind its net
+ * header straddles two lines, and the second miss taken in the copy would
+ * wait alone. @hdr_alone: the first line holds only the net header (see
+ * hdr_line_alone()), so it is loaded even when the rest is claimed.
  */
 static inline void
-prefetch_chain(const struct hv_vhost_port *port, const struct hv_vring *vr, uint16_t idx,
-	       uint32_t span, bool for_write)
+prefetch_buffer(const uint8_t *p, const uint8_t *end, bool for_write, bool hdr_alone)
 {
-	const struct hv_mem_region *r;
-	uint16_t head = avail_entry(vr, idx);
-	uint64_t addr, off;
-	uint32_t len;
-	const uint8_t *p;
-
-	if (unlikely(head >= vr->size || vr->mem_hint >= port->mem.n))
-		return;
-	addr = __atomic_load_n(&vr->desc[head].addr, __ATOMIC_RELAXED);
-	len = __atomic_load_n(&vr->desc[head].len, __ATOMIC_RELAXED);
-	r = &port->mem.r[vr->mem_hint];
-	off = addr - r->gpa;
-	if (off >= r->size)
-		return;
-	span = RTE_MIN(RTE_MIN(span, len), (uint32_t)PREFETCH_SPAN);
-	if (span > r->size - off)
-		span = (uint32_t)(r->size - off);
-	p = r->hva + off;
-	/* the first line, then the start of each following line the span reaches */
-	for (uintptr_t a = (uintptr_t)p; a < (uintptr_t)p + RTE_MAX(span, 1u);
-	     a = RTE_ALIGN_FLOOR(a, RTE_CACHE_LINE_SIZE) + RTE_CACHE_LINE_SIZE) {
-		prefetch_line((const void *)a, for_write && !hdr_line_alone(port, p, a));
-	}
+	prefetch_line(p, for_write && !hdr_alone);
+	for (const uint8_t *a = RTE_PTR_ALIGN_FLOOR(p, RTE_CACHE_LINE_SIZE) + RTE_CACHE_LINE_SIZE;
+	     a < end; a += RTE_CACHE_LINE_SIZE)
+		prefetch_line(a, for_write);
 }
 
 /*
- * Start loading the first buffer of each of the next @n chains, all before
- * copying any. Guest buffers miss the caches and often the TLB; issued back
- * to back their misses and page walks overlap, where a frame at a time would
- * wait for each in turn. Into the guest (@pkts set) the span is what the
- * frame will fill; out of it, what the guest's descriptor holds.
+ * Start loading the descriptors of the next @n chains from avail position
+ * @idx, then the first buffer of each, all before copying any. The guest
+ * just wrote them on another core, and guest buffers miss the caches and
+ * often the TLB; issued back to back their misses and page walks overlap,
+ * where a frame at a time would wait for each in turn. Of each first buffer,
+ * the first PREFETCH_SPAN bytes at most: into the guest (@pkts set) what the
+ * frame will fill, out of it what the descriptor holds. Only a hint: each
+ * avail entry and descriptor is read once here and trusted for nothing, and
+ * a buffer outside the region the ring last hit is skipped.
  */
 static inline void
 prefetch_chains(const struct hv_vhost_port *port, const struct hv_vring *vr, uint16_t idx,
 		uint16_t n, struct rte_mbuf *const *pkts)
 {
-	prefetch_descs(vr, idx, n);
-	for (uint16_t i = 0; i < n; i++)
-		prefetch_chain(port, vr, (uint16_t)(idx + i),
-			       pkts != NULL ? port->hdr_size + pkts[i]->data_len : UINT32_MAX,
-			       pkts != NULL);
+	const struct vring_avail *avail = vr->avail;
+	const struct vring_desc *desc = vr->desc;
+	const uint16_t mask = vr->mask, size = vr->size;
+	const uint32_t hdr_size = port->hdr_size;
+	const bool for_write = pkts != NULL;
+	const struct hv_mem_region *r;
+	uint16_t heads[PREFETCH_MAX];
+	uint64_t gpa, region_size;
+	const uint8_t *hva;
+
+	n = RTE_MIN(n, (uint16_t)PREFETCH_MAX);
+	for (uint16_t i = 0; i < n; i++) {
+		heads[i] = __atomic_load_n(&avail->ring[(uint16_t)(idx + i) & mask],
+					   __ATOMIC_RELAXED);
+		if (likely(heads[i] < size))
+			rte_prefetch0(&desc[heads[i]]);
+	}
+	if (unlikely(vr->mem_hint >= port->mem.n))
+		return;
+	/* held in registers: the atomic loads below would make the compiler reload them */
+	r = &port->mem.r[vr->mem_hint];
+	gpa = r->gpa;
+	region_size = r->size;
+	hva = r->hva;
+	for (uint16_t i = 0; i < n; i++) {
+		uint64_t off;
+		uint32_t span;
+		const uint8_t *p;
+
+		if (unlikely(heads[i] >= size))
+			continue;
+		off = __atomic_load_n(&desc[heads[i]].addr, __ATOMIC_RELAXED) - gpa;
+		if (unlikely(off >= region_size))
+			continue;
+		span = __atomic_load_n(&desc[heads[i]].len, __ATOMIC_RELAXED);
+		if (for_write)
+			span = RTE_MIN(span, hdr_size + pkts[i]->data_len);
+		span = RTE_MIN(span, (uint32_t)PREFETCH_SPAN);
+		p = hva + off;
+		prefetch_buffer(p, p + RTE_MIN((uint64_t)span, region_size - off), for_write,
+				hdr_line_alone(hdr_size, p));
+	}
 }
 
 /*

@@ -237,6 +237,15 @@ chain_to_mbuf(struct hv_vhost_port *port, struct hv_vring *vr, const struct hv_c
 	uint8_t *dst = rte_pktmbuf_mtod(cur, uint8_t *);
 	uint32_t room = rte_pktmbuf_tailroom(cur);
 
+	/* the usual case: header and frame in one buffer, the frame fits the mbuf */
+	if (likely(c->n_iov == 1 && c->iov[0].len - skip <= room)) {
+		uint32_t len = c->iov[0].len - skip;
+
+		rte_memcpy(dst, c->iov[0].base + skip, len);
+		m->data_len = (uint16_t)len;
+		m->pkt_len = len;
+		return 0;
+	}
 	for (uint16_t i = 0; i < c->n_iov; i++) {
 		const uint8_t *src = c->iov[i].base;
 		uint32_t len = c->iov[i].len;
@@ -357,7 +366,7 @@ hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 {
 	struct hv_vring *vr;
 	struct hv_chain chain;
-	uint16_t count = 0, used_before, last_head = 0;
+	uint16_t count = 0, used_before, last_head = 0, avail_idx, used_idx;
 	uint32_t avail;
 	bool held = false;
 
@@ -385,8 +394,11 @@ hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 		prefetch_used(vr, vr->last_used_idx, n, true);
 	for (uint16_t i = 0; i < RTE_MIN(n, (uint16_t)PREFETCH_AHEAD); i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	/* the ring's indexes in registers for the burst, stored back after it */
+	avail_idx = vr->last_avail_idx;
+	used_idx = vr->last_used_idx;
 	for (uint16_t i = 0; i < n; i++) {
-		uint16_t head = avail_entry(vr, vr->last_avail_idx);
+		uint16_t head = avail_entry(vr, avail_idx);
 		struct rte_mbuf *m = pkts[count];
 		bool borrowed = false;
 		int rc;
@@ -414,10 +426,10 @@ hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 		 * per 32 frames.
 		 */
 		if (!port->in_order)
-			used_put(vr, vr->last_used_idx, head, 0);
+			used_put(vr, used_idx, head, 0);
 		last_head = head;
-		vr->last_used_idx++;
-		vr->last_avail_idx++;
+		used_idx++;
+		avail_idx++;
 		if (unlikely(rc != 0)) {
 			vr->stats.drops[rc]++;
 			if (m->next != NULL)
@@ -429,6 +441,8 @@ hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 		vr->stats.borrowed += borrowed;
 		count++;
 	}
+	vr->last_avail_idx = avail_idx;
+	vr->last_used_idx = used_idx;
 	/* mbufs allocated but not filled */
 	if (count < n)
 		rte_pktmbuf_free_bulk(&pkts[count], n - count);
@@ -608,6 +622,14 @@ hdr_store(uint8_t *dst, const struct virtio_net_hdr *h)
 		memcpy(dst, h, offsetof(struct virtio_net_hdr, num_buffers));
 }
 
+/* hdr_store() with num_buffers, for a frame known to take one buffer. */
+static inline void
+hdr_store_whole(uint8_t *dst, const struct virtio_net_hdr *h)
+{
+	if (memcmp(dst, h, sizeof(*h)) != 0)
+		memcpy(dst, h, sizeof(*h));
+}
+
 /* num_buffers (little endian, possibly split between buffers), unless already there. */
 static inline void
 num_buffers_store(uint8_t *lo, uint8_t *hi, uint16_t nbufs)
@@ -672,7 +694,18 @@ enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
 				h.num_buffers = 1;
 			if (likely(chain->iov[0].len >= port->hdr_size)) {
 				/* the usual case: the header in one piece */
-				hdr_store(chain->iov[0].base, &h);
+				uint8_t *hdr = chain->iov[0].base;
+
+				if (port->hdr_size != sizeof(h)) {
+					hdr_store(hdr, &h);
+				} else if (need <= chain->len) {
+					/* one buffer: num_buffers is 1, known now */
+					hdr_store_whole(hdr, &h);
+				} else {
+					hdr_store(hdr, &h);
+					nb_lo = hdr + offsetof(struct virtio_net_hdr, num_buffers);
+					nb_hi = nb_lo + 1;
+				}
 				w.off = port->hdr_size;
 				w.written = port->hdr_size;
 				if (w.off == chain->iov[0].len) {
@@ -681,10 +714,12 @@ enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
 				}
 			} else {
 				writer_put(&w, (const uint8_t *)&h, port->hdr_size);
-			}
-			if (port->hdr_size == sizeof(h)) {
-				nb_lo = chain_byte(chain, offsetof(struct virtio_net_hdr, num_buffers));
-				nb_hi = chain_byte(chain, offsetof(struct virtio_net_hdr, num_buffers) + 1);
+				if (port->hdr_size == sizeof(h)) {
+					nb_lo = chain_byte(chain,
+							   offsetof(struct virtio_net_hdr, num_buffers));
+					nb_hi = chain_byte(chain,
+							   offsetof(struct virtio_net_hdr, num_buffers) + 1);
+				}
 			}
 		}
 		mbuf_to_chain(&mc, &w);
@@ -698,6 +733,32 @@ enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
 	pos->avail = a;
 	pos->used = u;
 	return 0;
+}
+
+/*
+ * Free a burst the guest has been given. Frames that are one direct,
+ * unshared segment of one pool, as the switch makes them, go straight back
+ * to the pool: rte_pktmbuf_free_bulk() would find that out mbuf by mbuf.
+ */
+static inline void
+free_sent(struct rte_mbuf **pkts, uint16_t n)
+{
+	const uint64_t not_plain = RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL;
+	struct rte_mempool *mp;
+
+	if (n == 0)
+		return;
+	mp = pkts[0]->pool;
+	for (uint16_t i = 0; i < n; i++) {
+		const struct rte_mbuf *m = pkts[i];
+
+		if (unlikely(m->pool != mp || m->next != NULL || m->nb_segs != 1 ||
+			     (m->ol_flags & not_plain) || rte_mbuf_refcnt_read(m) != 1)) {
+			rte_pktmbuf_free_bulk(pkts, n);
+			return;
+		}
+	}
+	rte_mempool_put_bulk(mp, (void **)pkts, n);
 }
 
 static inline bool
@@ -776,6 +837,6 @@ hv_vhost_tx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 leave:
 	vring_leave(vr);
 free:
-	rte_pktmbuf_free_bulk(pkts, n);
+	free_sent(pkts, n);
 	return sent;
 }

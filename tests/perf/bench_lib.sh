@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Shared by the benchmarks that start processes and OVS-DPDK
-# (bench_switch.sh, bench_iperf3.sh, bench_offload.sh). Sourced; the caller
+# (bench_switch.sh, bench_iperf3.sh, bench_offload.sh; profile_vhost.sh for
+# bench_tick_rate only). Sourced; the caller
 # defines note(), the array pids (processes to stop on exit, newest last)
 # and, for OVS, ovs_dir.
 

@@ -9,13 +9,14 @@
 # The DUT runs under callgrind with instrumentation off; the generator sends
 # SIZE-byte frames (port 0 -> port 1); after HV_PROF_SETTLE_S (default 20) s, instrumentation is
 # turned on for HV_PROF_WINDOW_S seconds (default 10) and off again. Frames
-# forwarded inside the window are counted by the DUT itself (hvswitch:
-# calls of hv_vring_walk, one per frame and direction; testpmd: "show port
-# stats" before and after), so idle polling before traffic starts is not
-# counted. Prints the profile (functions by exclusive cost) and
+# forwarded inside the window are counted by the generator (its received
+# frames per 50 ms, between the times instrumentation went on and off), so
+# idle polling before traffic starts is not counted. The generator makes hvswitch learn both
+# addresses first, as bench_switch.sh does: known unicast, not flooding. Prints the profile (functions by exclusive cost) and
 # "PROFILE dut=... size=... frames=... ir_per_frame=...".
 # For source lines, build with debug info: meson setup B -Ddebug=true.
 set -u -o pipefail
+. "$(dirname "$0")/bench_lib.sh"
 
 dut=${1:?usage: $0 hvswitch|testpmd [SIZE] [BUILD_DIR]}
 size=${2:-64}
@@ -24,6 +25,7 @@ window=${HV_PROF_WINDOW_S:-10}
 settle=${HV_PROF_SETTLE_S:-20}
 testpmd=${HV_BENCH_TESTPMD:-dpdk-testpmd}
 pktgen=${HV_BENCH_PKTGEN:-$build/tests/perf/hv_pktgen}
+hvctl=$build/app/hvctl/hvctl
 out=${HV_PROF_OUT:-$(mktemp -d /tmp/hvprof.XXXXXX)}
 s0=$out/p0.sock
 s1=$out/p1.sock
@@ -83,23 +85,17 @@ done
 "$pktgen" -l 0 --no-pci --no-huge -m 256 --file-prefix "hvp$$g" \
 	--vdev "net_virtio_user0,path=$s0,queues=1,queue_size=1024" \
 	--vdev "net_virtio_user1,path=$s1,queues=1,queue_size=1024" \
-	-- --size "$size" --warmup-s "$settle" --duration-s $((window + 10)) --link-timeout-s 60 \
+	-- --size "$size" --warmup-s "$settle" --duration-s $((window + 10)) --link-timeout-s 60 --learn-first --report-ms 50 \
 	>"$out/gen.log" 2>&1 &
 gen_pid=$!
 pids+=("$gen_pid")
 sleep $((settle + 2))
 
-# testpmd's stdout is a file, so block-buffered: its "show port stats 1"
-# answers are read after it quit (the first two are ours).
-stats_request() {
-	echo "show port stats 1" >&"$fifo_fd"
-}
-
-[ "$dut" = testpmd ] && stats_request
 callgrind_control -i on "$dut_pid" >/dev/null
+win_from=$(date +%s%N)
 sleep "$window"
 callgrind_control -i off "$dut_pid" >/dev/null
-[ "$dut" = testpmd ] && stats_request
+win_to=$(date +%s%N)
 wait "$gen_pid"
 grep '^RESULT' "$out/gen.log"
 if [ "$dut" = testpmd ]; then
@@ -112,14 +108,9 @@ wait "$dut_pid"
 pids=()
 
 total=$(callgrind_annotate --auto=no "$out/callgrind.out" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
-if [ "$dut" = hvswitch ]; then
-	# every frame of this traffic has one destination: one deliver() call each
-	frames=$(grep -A1 'cfn=.*deliver' "$out/callgrind.out" |
-		awk '/^calls=/ { sub("calls=", "", $1); s += $1 } END { print s + 0 }')
-else
-	frames=$(grep -A5 'NIC statistics for port 1' "$out/dut.log" |
-		awk '/TX-packets:/ { v[n++] = $2 } END { print (n >= 2) ? v[1] - v[0] : 0 }')
-fi
+# frames the generator received while instrumentation was on
+frames=$(awk -v r="$(bench_tick_rate "$out/gen.log" rx_pkts "$win_from" "$win_to")" \
+	-v a="$win_from" -v b="$win_to" 'BEGIN { printf "%.0f", r * (b - a) / 1e9 }')
 callgrind_annotate --auto=no "$out/callgrind.out" | sed -n '/file:function/,$p' | head -40
 echo "PROFILE dut=$dut size=$size frames=$frames ir=$total" \
 	"ir_per_frame=$(awk -v t="$total" -v f="$frames" 'BEGIN { if (f > 0) printf "%.0f", t / f; else print "n/a" }')"
