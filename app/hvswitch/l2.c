@@ -118,33 +118,38 @@ tx_flush_all(struct l2_ctx *c)
 }
 
 /*
- * An FDB key as one word, built in a register and stored whole: the burst
- * compares each key with the previous one right away, and reading back a
- * key just stored in pieces (address, then VLAN) stalls on store forwarding.
+ * A frame's two FDB keys (source and destination address, each with the
+ * VLAN) as words, built in registers and stored whole: the burst compares
+ * each key with the previous one right away, and reading back a key just
+ * stored in pieces stalls on store forwarding. The frame's first 14 bytes
+ * must be contiguous.
  */
-static inline uint64_t
-key_word(const struct rte_ether_addr *mac, uint16_t vlan)
+static inline void
+frame_keys(const struct rte_ether_hdr *eth, uint16_t vlan, uint64_t *src, uint64_t *dst)
 {
+	RTE_BUILD_BUG_ON(sizeof(struct hv_fdb_key) != sizeof(uint64_t));
+	RTE_BUILD_BUG_ON(offsetof(struct hv_fdb_key, vlan) != 6);
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	/* bytes 0-7 hold the destination, bytes 4-11 end with the source */
+	const uint64_t mac_bits = (UINT64_C(1) << 48) - 1;
+	uint64_t lo, hi;
+
+	memcpy(&lo, eth, sizeof(lo));
+	memcpy(&hi, (const uint8_t *)eth + 4, sizeof(hi));
+	*dst = (lo & mac_bits) | (uint64_t)vlan << 48;
+	*src = (hi >> 16) | (uint64_t)vlan << 48;
+#else
 	union {
 		struct hv_fdb_key k;
 		uint64_t w;
 	} u;
-	uint32_t lo;
-	uint16_t hi;
 
-	RTE_BUILD_BUG_ON(sizeof(struct hv_fdb_key) != sizeof(uint64_t));
-#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	/* two loads from the frame into registers: no partial stores to read back */
-	memcpy(&lo, mac, sizeof(lo));
-	memcpy(&hi, &mac->addr_bytes[4], sizeof(hi));
-	u.w = (uint64_t)lo | (uint64_t)hi << 32 | (uint64_t)vlan << 48;
-#else
-	RTE_SET_USED(lo);
-	RTE_SET_USED(hi);
-	u.k.mac = *mac;
+	u.k.mac = eth->dst_addr;
 	u.k.vlan = vlan;
+	*dst = u.w;
+	u.k.mac = eth->src_addr;
+	*src = u.w;
 #endif
-	return u.w;
 }
 
 /* Whether a frame of domain @vlan may leave through @p. */
@@ -348,8 +353,9 @@ sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 			tag = false;
 		}
 		{
-			uint64_t sword = key_word(&eth->src_addr, dom);
-			uint64_t dword = key_word(&eth->dst_addr, dom);
+			uint64_t sword, dword;
+
+			frame_keys(eth, dom, &sword, &dword);
 
 			memcpy(&keys[0][k], &sword, sizeof(sword));
 			memcpy(&keys[1][k], &dword, sizeof(dword));

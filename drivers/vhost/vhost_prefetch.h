@@ -82,9 +82,10 @@ static inline void
 prefetch_buffer(const uint8_t *p, const uint8_t *end, bool for_write, bool hdr_alone)
 {
 	prefetch_line(p, for_write && !hdr_alone);
-	for (const uint8_t *a = RTE_PTR_ALIGN_FLOOR(p, RTE_CACHE_LINE_SIZE) + RTE_CACHE_LINE_SIZE;
-	     a < end; a += RTE_CACHE_LINE_SIZE)
-		prefetch_line(a, for_write);
+	/* addresses as integers: the last step may pass the end of the region */
+	for (uintptr_t a = RTE_ALIGN_FLOOR((uintptr_t)p, RTE_CACHE_LINE_SIZE) + RTE_CACHE_LINE_SIZE;
+	     a < (uintptr_t)end; a += RTE_CACHE_LINE_SIZE)
+		prefetch_line((const void *)a, for_write);
 }
 
 /*

@@ -691,7 +691,7 @@ enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
 			if (!port->mrg_rxbuf && chain->len < need)
 				return HV_VHOST_DROP_TOO_LONG;
 			if (port->hdr_size == sizeof(h))
-				h.num_buffers = 1;
+				h.num_buffers = rte_cpu_to_le_16(1);
 			if (likely(chain->iov[0].len >= port->hdr_size)) {
 				/* the usual case: the header in one piece */
 				uint8_t *hdr = chain->iov[0].base;
@@ -743,17 +743,18 @@ enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
 static inline void
 free_sent(struct rte_mbuf **pkts, uint16_t n)
 {
-	const uint64_t not_plain = RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL;
 	struct rte_mempool *mp;
 
-	if (n == 0)
+	if (n == 0 || pkts[0] == NULL) {
+		rte_pktmbuf_free_bulk(pkts, n);
 		return;
+	}
 	mp = pkts[0]->pool;
 	for (uint16_t i = 0; i < n; i++) {
 		const struct rte_mbuf *m = pkts[i];
 
-		if (unlikely(m->pool != mp || m->next != NULL || m->nb_segs != 1 ||
-			     (m->ol_flags & not_plain) || rte_mbuf_refcnt_read(m) != 1)) {
+		if (unlikely(m == NULL || m->pool != mp || m->next != NULL || m->nb_segs != 1 ||
+			     !RTE_MBUF_DIRECT(m) || rte_mbuf_refcnt_read(m) != 1)) {
 			rte_pktmbuf_free_bulk(pkts, n);
 			return;
 		}

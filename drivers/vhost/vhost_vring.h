@@ -55,21 +55,25 @@ hv_vring_walk_fast(const struct vring_desc *desc, uint16_t size, const struct hv
 		   struct hv_chain *c)
 {
 	const struct hv_mem_region *r;
-	struct vring_desc d;
 
 	if (likely(head < size && *hint < mem->n)) {
-		memcpy(&d, &desc[head], sizeof(d));
-		rte_compiler_barrier();
+		/* each field read once: the guest may rewrite them under us */
+		uint64_t addr = __atomic_load_n(&desc[head].addr, __ATOMIC_RELAXED);
+		uint32_t len = __atomic_load_n(&desc[head].len, __ATOMIC_RELAXED);
+		uint16_t flags = __atomic_load_n(&desc[head].flags, __ATOMIC_RELAXED);
+		uint64_t off;
+
 		r = &mem->r[*hint];
-		if (likely(!(d.flags & (VRING_DESC_F_NEXT | VRING_DESC_F_INDIRECT)) &&
-			   !!(d.flags & VRING_DESC_F_WRITE) == writable && d.len > 0 &&
-			   d.addr - r->gpa < r->size && d.len <= r->size - (d.addr - r->gpa))) {
+		off = addr - r->gpa;
+		if (likely(!(flags & (VRING_DESC_F_NEXT | VRING_DESC_F_INDIRECT)) &&
+			   !!(flags & VRING_DESC_F_WRITE) == writable && len > 0 &&
+			   off < r->size && len <= r->size - off)) {
 			c->head = head;
 			c->n_iov = 1;
-			c->len = d.len;
-			c->iov[0].base = r->hva + (d.addr - r->gpa);
-			c->iov[0].len = d.len;
-			return d.len <= HV_CHAIN_MAX_LEN ? 0 : HV_VHOST_DROP_TOO_LONG;
+			c->len = len;
+			c->iov[0].base = r->hva + off;
+			c->iov[0].len = len;
+			return len <= HV_CHAIN_MAX_LEN ? 0 : HV_VHOST_DROP_TOO_LONG;
 		}
 	}
 	return hv_vring_walk(desc, size, mem, hint, head, writable, indirect_ok, c);

@@ -7,12 +7,14 @@
 # usage: tests/perf/profile_vhost.sh hvswitch|testpmd [SIZE] [BUILD_DIR]
 #
 # The DUT runs under callgrind with instrumentation off; the generator sends
-# SIZE-byte frames (port 0 -> port 1); after HV_PROF_SETTLE_S (default 20) s, instrumentation is
-# turned on for HV_PROF_WINDOW_S seconds (default 10) and off again. Frames
-# forwarded inside the window are counted by the generator (its received
-# frames per 50 ms, between the times instrumentation went on and off), so
-# idle polling before traffic starts is not counted. The generator makes hvswitch learn both
-# addresses first, as bench_switch.sh does: known unicast, not flooding. Prints the profile (functions by exclusive cost) and
+# SIZE-byte frames (port 0 -> port 1); after HV_PROF_SETTLE_S (default 20) s,
+# instrumentation is turned on for HV_PROF_WINDOW_S seconds (default 10) and
+# off again. Frames forwarded inside the window are counted by the generator
+# (its received frames per 50 ms, between the times instrumentation went on
+# and off), so idle polling before traffic starts is not counted. The
+# generator makes hvswitch learn both addresses first, as bench_switch.sh
+# does: known unicast, not flooding. Prints the profile (functions by
+# exclusive cost) and
 # "PROFILE dut=... size=... frames=... ir_per_frame=...".
 # For source lines, build with debug info: meson setup B -Ddebug=true.
 set -u -o pipefail
@@ -25,7 +27,6 @@ window=${HV_PROF_WINDOW_S:-10}
 settle=${HV_PROF_SETTLE_S:-20}
 testpmd=${HV_BENCH_TESTPMD:-dpdk-testpmd}
 pktgen=${HV_BENCH_PKTGEN:-$build/tests/perf/hv_pktgen}
-hvctl=$build/app/hvctl/hvctl
 out=${HV_PROF_OUT:-$(mktemp -d /tmp/hvprof.XXXXXX)}
 s0=$out/p0.sock
 s1=$out/p1.sock
@@ -85,7 +86,8 @@ done
 "$pktgen" -l 0 --no-pci --no-huge -m 256 --file-prefix "hvp$$g" \
 	--vdev "net_virtio_user0,path=$s0,queues=1,queue_size=1024" \
 	--vdev "net_virtio_user1,path=$s1,queues=1,queue_size=1024" \
-	-- --size "$size" --warmup-s "$settle" --duration-s $((window + 10)) --link-timeout-s 60 --learn-first --report-ms 50 \
+	-- --size "$size" --warmup-s "$settle" --duration-s $((window + 10)) --link-timeout-s 60 \
+	--learn-first --report-ms 50 \
 	>"$out/gen.log" 2>&1 &
 gen_pid=$!
 pids+=("$gen_pid")
