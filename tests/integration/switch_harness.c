@@ -632,27 +632,38 @@ build(uint32_t id, uint8_t *buf)
 	return s->len;
 }
 
+/* A new frame from @g (see guest_send()), recorded as sent; *@id is its id. */
+static struct rte_mbuf *
+frame_new(struct guest *g, const struct rte_ether_addr *dst, const struct rte_ether_addr *src,
+	  uint16_t vlan_tag, uint32_t *id)
+{
+	struct rte_mbuf *m;
+	uint8_t *p;
+
+	*id = next_id++;
+	ck_assert_msg(*id < SWH_MAX_IDS, "test sends too many frames");
+	sent[*id] = (struct sent){
+		.dst = *dst,
+		.src = src ? *src : g->mac,
+		.tag = vlan_tag,
+		.len = (uint16_t)(64 + (*id * 97u) % 1200), /* 64..1263 bytes */
+	};
+	m = rte_pktmbuf_alloc(guest_mp);
+	ck_assert_ptr_nonnull(m);
+	p = (uint8_t *)rte_pktmbuf_append(m, sent[*id].len);
+	ck_assert_ptr_nonnull(p);
+	build(*id, p);
+	return m;
+}
+
 uint32_t
 guest_send(struct guest *g, const struct rte_ether_addr *dst, const struct rte_ether_addr *src,
 	   uint16_t vlan_tag)
 {
-	uint32_t id = next_id++;
-	struct rte_mbuf *m;
+	uint32_t id;
+	struct rte_mbuf *m = frame_new(g, dst, src, vlan_tag, &id);
 	uint64_t end = swh_now_ms() + SWH_TIMEOUT_MS;
-	uint8_t *p;
 
-	ck_assert_msg(id < SWH_MAX_IDS, "test sends too many frames");
-	sent[id] = (struct sent){
-		.dst = *dst,
-		.src = src ? *src : g->mac,
-		.tag = vlan_tag,
-		.len = (uint16_t)(64 + (id * 97u) % 1200), /* 64..1263 bytes */
-	};
-	m = rte_pktmbuf_alloc(guest_mp);
-	ck_assert_ptr_nonnull(m);
-	p = (uint8_t *)rte_pktmbuf_append(m, sent[id].len);
-	ck_assert_ptr_nonnull(p);
-	build(id, p);
 	/* the ring frees as the switch consumes it: retry, receiving meanwhile */
 	while (rte_eth_tx_burst(g->eth, 0, &m, 1) != 1) {
 		if (swh_now_ms() > end) {
@@ -662,6 +673,23 @@ guest_send(struct guest *g, const struct rte_ether_addr *dst, const struct rte_e
 		swh_poll();
 	}
 	return id;
+}
+
+void
+guest_send_burst(struct guest *g, const struct rte_ether_addr *dst, unsigned int n,
+		 uint32_t *ids)
+{
+	struct rte_mbuf *m[SWH_MAX_BURST];
+	uint16_t took;
+
+	ck_assert_uint_le(n, SWH_MAX_BURST);
+	for (unsigned int i = 0; i < n; i++)
+		m[i] = frame_new(g, &dst[i], NULL, 0, &ids[i]);
+	took = rte_eth_tx_burst(g->eth, 0, m, (uint16_t)n);
+	if (took < n) {
+		rte_pktmbuf_free_bulk(m + took, n - took);
+		ck_abort_msg("%s: the TX ring took %u of a burst of %u", g->name, took, n);
+	}
 }
 
 /* Copy a frame without its 802.1Q tag (if any); returns its length. */

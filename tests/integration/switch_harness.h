@@ -23,6 +23,7 @@
 #define SWH_MAX_GUESTS 8
 #define SWH_MAX_RX 8192  /* frames one guest logs per test */
 #define SWH_MAX_IDS 16384 /* frames sent per test */
+#define SWH_MAX_BURST 32  /* frames guest_send_burst() sends at once */
 
 /* ---- the daemon ---- */
 
@@ -119,6 +120,13 @@ void swh_reset(void);
  * Returns the frame's id. Aborts the test if it cannot be queued. */
 uint32_t guest_send(struct guest *g, const struct rte_ether_addr *dst,
 		    const struct rte_ether_addr *src, uint16_t vlan_tag);
+/*
+ * Send @n frames from @g (its MAC, untagged) to @dst[0..n-1] in one TX burst,
+ * which the guest publishes at once: the switch reads them in one burst.
+ * Their ids go to @ids. Aborts the test unless the ring takes them all.
+ */
+void guest_send_burst(struct guest *g, const struct rte_ether_addr *dst, unsigned int n,
+		      uint32_t *ids);
 /* Poll every open guest once; returns frames received. */
 unsigned int swh_poll(void);
 /* Times @id arrived at @g so far. */

@@ -407,6 +407,55 @@ START_TEST(borrow_not_past_headers)
 }
 END_TEST
 
+/* ---- a frame in one descriptor: one copy when it fits its mbuf ---- */
+
+/* Frame bytes one mbuf of the port's pool holds. */
+static uint32_t
+mbuf_room(void)
+{
+	return rte_pktmbuf_data_room_size(peer_switch_pool()) - RTE_PKTMBUF_HEADROOM;
+}
+
+/*
+ * One TX descriptor holding the header and a @len-byte frame: the mbuf it
+ * becomes has @segs segments, none written past its buffer, and the frame's
+ * bytes exactly.
+ */
+static void
+assert_tx_one_piece(uint32_t len, uint16_t segs)
+{
+	uint64_t addr = raw_gpa(RAW_DATA_OFF);
+	uint32_t dlen = HDR + len;
+	uint16_t flags = 0;
+	const char *why = "";
+	struct rte_mbuf *m;
+
+	setup_rings();
+	raw_fe_frame(&fe, RAW_DATA_OFF, HDR, len);
+	raw_fe_post(&fe, 1, 0, 1, &addr, &dlen, &flags);
+	ck_assert_uint_eq(hv_vhost_rx_burst(bad, 0, &m, 1), 1);
+	ck_assert_msg(rte_mbuf_check(m, 1, &why) == 0, "%u-byte frame: %s", len, why);
+	ck_assert_uint_eq(m->nb_segs, segs);
+	assert_frame_is(m, len);
+	rte_pktmbuf_free(m);
+	hv_vhost_rx_done(bad, 0);
+	ck_assert_uint_eq(fe.used[1]->idx, 1);
+	ck_assert_uint_eq(stats(1).bytes, len);
+}
+
+START_TEST(tx_frame_fills_mbuf)
+{
+	assert_tx_one_piece(mbuf_room(), 1);
+}
+END_TEST
+
+/* A byte more than the mbuf holds: a second segment, not a byte past the first. */
+START_TEST(tx_frame_one_byte_past_mbuf)
+{
+	assert_tx_one_piece(mbuf_room() + 1, 2);
+}
+END_TEST
+
 START_TEST(too_short)
 {
 	uint64_t addr = raw_gpa(RAW_DATA_OFF);
@@ -727,6 +776,8 @@ suite(void)
 	tcase_add_test(ring, borrow_across_descriptors);
 	tcase_add_test(ring, borrow_not_past_headers);
 	tcase_add_test(ring, borrow_not_for_many_pieces);
+	tcase_add_test(ring, tx_frame_fills_mbuf);
+	tcase_add_test(ring, tx_frame_one_byte_past_mbuf);
 	tcase_add_test(ring, not_in_order_tx_every_entry);
 	tcase_add_test(ring, readonly_rx_buffer);
 	tcase_add_test(ring, rx_delivers_with_num_buffers);

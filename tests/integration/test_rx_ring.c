@@ -182,6 +182,31 @@ START_TEST(rx_header_of_10_bytes)
 END_TEST
 
 /*
+ * VERSION_1 without mergeable buffers: the header is 12 bytes all the same,
+ * and num_buffers in it must say 1 (virtio 1.2, "Device Operation"), however
+ * the frame's one buffer is filled.
+ */
+START_TEST(rx_header_of_12_bytes_without_mrg)
+{
+	const struct rx_case small = {60, 1, 0x800, 1};
+	const uint32_t base = RAW_DATA_OFF + 64 - HDR;
+
+	ck_assert_int_eq(raw_fe_setup(&fe, HV_VHOST_F_VERSION_1 | HV_VHOST_F_INDIRECT_DESC), 0);
+	ck_assert(hv_vhost_queue_ready(bad, 0));
+	memset(fe.mem + base, 0xa5, 0x800);
+	/* header bytes 10-11 are 1, 0; the frame exact behind them */
+	rx_expect(0, base, &small, HDR, 1);
+	ck_assert_uint_eq(fe.mem[base + 10], 1);
+	ck_assert_uint_eq(fe.mem[base + 11], 0);
+	ck_assert_uint_eq(fe.mem[base + HDR + 60], 0xa5);
+	/* the same header again: left as it is, still right */
+	rx_expect(1, base, &small, HDR, 2);
+	ck_assert_uint_eq(fe.mem[base + 10], 1);
+	ck_assert_uint_eq(stats(0).packets, 2);
+}
+END_TEST
+
+/*
  * Long copies into the guest go in chunks that claim the lines ahead:
  * lengths around the chunk and look-ahead sizes, in one piece, across
  * buffers and from several mbufs, arrive byte for byte.
@@ -328,6 +353,163 @@ START_TEST(rx_short_frame_after_header_only_buffer)
 }
 END_TEST
 
+/*
+ * ---- mbufs handed to the guest go back where they belong ----
+ * A burst of plain mbufs of one pool goes back to it in one piece; anything
+ * else (another pool, a chain, a second reference, a clone, an external
+ * buffer) is freed the long way, its owners told.
+ */
+
+/* Post @n receive buffers and hand the guest @pkts in one burst: all of it taken. */
+static void
+rx_send_all(struct rte_mbuf **pkts, uint16_t n)
+{
+	const struct rx_case each = {0, 1, 0x800, n};
+
+	rx_post(0, RAW_DATA_OFF, &each, 0, n);
+	ck_assert_uint_eq(hv_vhost_tx_burst(bad, 0, pkts, n), n);
+	ck_assert_uint_eq(fe.used[0]->idx, n);
+}
+
+/* Whether receive buffer @i holds the frame peer_frame(@len, @seed), after its header. */
+static bool
+rx_buf_holds(unsigned int i, uint32_t len, uint32_t seed)
+{
+	struct rte_mbuf *want = peer_frame(peer_guest_pool(), len, seed, 1);
+	bool ok = want != NULL && fe.used[0]->ring[i].len == HDR + len &&
+		  memcmp(fe.mem + rx_buf_off(RAW_DATA_OFF, i) + HDR,
+			 rte_pktmbuf_mtod(want, uint8_t *), len) == 0;
+
+	rte_pktmbuf_free(want);
+	return ok;
+}
+
+/* One burst of mbufs from two pools: each goes back to its own. */
+START_TEST(rx_sent_mbufs_back_to_their_pools)
+{
+	struct rte_mempool *mp[2] = {peer_guest_pool(), peer_switch_pool()};
+	unsigned int in_use[2];
+	struct rte_mbuf *m[4];
+
+	setup_rings();
+	for (unsigned int p = 0; p < 2; p++)
+		in_use[p] = rte_mempool_in_use_count(mp[p]);
+	for (unsigned int i = 0; i < 4; i++) {
+		m[i] = peer_frame(mp[i % 2], 100, 20 + i, 1);
+		ck_assert_ptr_nonnull(m[i]);
+	}
+	rx_send_all(m, 4);
+	for (unsigned int p = 0; p < 2; p++)
+		ck_assert_msg(rte_mempool_in_use_count(mp[p]) == in_use[p],
+			      "pool %s: %u in use, %u before", mp[p]->name,
+			      rte_mempool_in_use_count(mp[p]), in_use[p]);
+	for (unsigned int i = 0; i < 4; i++)
+		ck_assert_msg(rx_buf_holds(i, 100, 20 + i), "frame %u", i);
+}
+END_TEST
+
+/* An mbuf someone else still holds: delivering it drops one reference, no more. */
+START_TEST(rx_sent_mbuf_still_held_kept)
+{
+	struct rte_mempool *mp = peer_switch_pool();
+	unsigned int in_use = rte_mempool_in_use_count(mp);
+	struct rte_mbuf *m[3], *held;
+
+	setup_rings();
+	for (unsigned int i = 0; i < 3; i++) {
+		m[i] = peer_frame(mp, 100, 30 + i, 1);
+		ck_assert_ptr_nonnull(m[i]);
+	}
+	held = m[1];
+	rte_mbuf_refcnt_update(held, 1);
+	rx_send_all(m, 3);
+	ck_assert_uint_eq(rte_mbuf_refcnt_read(held), 1);
+	ck_assert(peer_frame_check(held, 100, 31));
+	ck_assert_uint_eq(rte_mempool_in_use_count(mp), in_use + 1);
+	for (unsigned int i = 0; i < 3; i++)
+		ck_assert_msg(rx_buf_holds(i, 100, 30 + i), "frame %u", i);
+	rte_pktmbuf_free(held);
+	ck_assert_uint_eq(rte_mempool_in_use_count(mp), in_use);
+}
+END_TEST
+
+static unsigned int ext_freed; /* calls of ext_free() */
+
+static void
+ext_free(void *addr, void *opaque)
+{
+	RTE_SET_USED(addr);
+	RTE_SET_USED(opaque);
+	ext_freed++;
+}
+
+/* An mbuf of @mp on the external buffer @buf, holding the bytes of @like. */
+static struct rte_mbuf *
+ext_mbuf(struct rte_mempool *mp, uint8_t *buf, uint16_t len, const struct rte_mbuf *like)
+{
+	struct rte_mbuf_ext_shared_info *shinfo;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+
+	shinfo = rte_pktmbuf_ext_shinfo_init_helper(buf, &len, ext_free, NULL);
+	ck_assert(m != NULL && shinfo != NULL);
+	rte_pktmbuf_attach_extbuf(m, buf, RTE_BAD_IOVA, len, shinfo);
+	ck_assert_uint_le(like->data_len, len);
+	memcpy(rte_pktmbuf_append(m, like->data_len), rte_pktmbuf_mtod(like, void *),
+	       like->data_len);
+	return m;
+}
+
+/*
+ * A clone, after a plain mbuf in its burst: freed, it gives the reference it
+ * holds back to the original. (Alone in its burst: one odd mbuf sends all of
+ * a burst the long way.)
+ */
+START_TEST(rx_sent_clone_detached)
+{
+	struct rte_mempool *mp = peer_switch_pool();
+	unsigned int in_use = rte_mempool_in_use_count(mp);
+	struct rte_mbuf *orig, *m[2];
+
+	setup_rings();
+	m[0] = peer_frame(mp, 100, 40, 1);
+	orig = peer_frame(mp, 100, 41, 1);
+	ck_assert(m[0] != NULL && orig != NULL);
+	m[1] = rte_pktmbuf_clone(orig, mp);
+	ck_assert_ptr_nonnull(m[1]);
+	ck_assert_uint_eq(rte_mbuf_refcnt_read(orig), 2);
+	rx_send_all(m, 2);
+	ck_assert_uint_eq(rte_mbuf_refcnt_read(orig), 1);
+	ck_assert(peer_frame_check(orig, 100, 41));
+	ck_assert(rx_buf_holds(0, 100, 40));
+	ck_assert(rx_buf_holds(1, 100, 41));
+	rte_pktmbuf_free(orig);
+	ck_assert_uint_eq(rte_mempool_in_use_count(mp), in_use);
+}
+END_TEST
+
+/* An mbuf on an external buffer, after a plain one: freed, the buffer's owner is told once. */
+START_TEST(rx_sent_extbuf_detached)
+{
+	static uint8_t ext[512];
+	struct rte_mempool *mp = peer_switch_pool();
+	unsigned int in_use = rte_mempool_in_use_count(mp);
+	struct rte_mbuf *like, *m[2];
+
+	setup_rings();
+	m[0] = peer_frame(mp, 100, 50, 1);
+	like = peer_frame(mp, 100, 51, 1);
+	ck_assert(m[0] != NULL && like != NULL);
+	ext_freed = 0;
+	m[1] = ext_mbuf(mp, ext, sizeof(ext), like);
+	rte_pktmbuf_free(like);
+	rx_send_all(m, 2);
+	ck_assert_uint_eq(ext_freed, 1);
+	ck_assert(rx_buf_holds(0, 100, 50));
+	ck_assert(rx_buf_holds(1, 100, 51));
+	ck_assert_uint_eq(rte_mempool_in_use_count(mp), in_use);
+}
+END_TEST
+
 static void *
 suite(void)
 {
@@ -338,11 +520,16 @@ suite(void)
 	tcase_set_timeout(ring, 60);
 	tcase_add_test(ring, rx_header_and_used_right_whatever_was_there);
 	tcase_add_test(ring, rx_header_of_10_bytes);
+	tcase_add_test(ring, rx_header_of_12_bytes_without_mrg);
 	tcase_add_test(ring, rx_after_frame_out_of_buffers);
 	tcase_add_test(ring, rx_long_copies_byte_exact);
 	tcase_add_test(ring, rx_burst_of_short_copies_byte_exact);
 	tcase_add_test(ring, rx_short_copies_then_out_of_buffers);
 	tcase_add_test(ring, rx_short_frame_after_header_only_buffer);
+	tcase_add_test(ring, rx_sent_mbufs_back_to_their_pools);
+	tcase_add_test(ring, rx_sent_mbuf_still_held_kept);
+	tcase_add_test(ring, rx_sent_clone_detached);
+	tcase_add_test(ring, rx_sent_extbuf_detached);
 	suite_add_tcase(s, ring);
 	return s;
 }

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -150,6 +151,39 @@ fdb_wait(const struct rte_ether_addr *mac, const char *port, bool present, unsig
 	return false;
 }
 
+/* Whether fdb.show lists @mac on @port in the domain @vlan. */
+static bool
+fdb_has_in(const struct rte_ether_addr *mac, const char *port, unsigned int vlan)
+{
+	char m[RTE_ETHER_ADDR_FMT_SIZE];
+	cJSON *r = hvsw_ok(&D, "fdb.show", "{\"port\":\"%s\"}", port), *e;
+	bool has = false;
+
+	rte_ether_format_addr(m, sizeof(m), mac);
+	cJSON_ArrayForEach(e, r) {
+		const char *em = swh_str(e, "mac");
+
+		has |= em != NULL && strcasecmp(em, m) == 0 && swh_num(e, "vlan") == vlan;
+	}
+	cJSON_Delete(r);
+	return has;
+}
+
+/* Wait until @mac is in the FDB on @port in the domain @vlan. */
+static bool
+fdb_wait_in(const struct rte_ether_addr *mac, const char *port, unsigned int vlan,
+	    unsigned int ms)
+{
+	uint64_t end = swh_now_ms() + ms;
+
+	do {
+		if (fdb_has_in(mac, port, vlan))
+			return true;
+		usleep(5000);
+	} while (swh_now_ms() < end);
+	return false;
+}
+
 static void
 no_bad_frames(unsigned int n)
 {
@@ -232,6 +266,73 @@ START_TEST(learning)
 		ck_assert_uint_eq(guest_count(&G[k % 2], ids[k]), 0);
 	}
 	no_bad_frames(3);
+	stop_ok();
+}
+END_TEST
+
+/* A frame of a burst and the guest it is for (-1: a broadcast, for every guest but vm0). */
+struct burst_frame {
+	struct rte_ether_addr dst;
+	int at;
+};
+
+/*
+ * Send @f from vm0 in one burst, which the switch reads in one burst, and
+ * check that each frame reached the guest it is for, once, and no other
+ * of vm0..vm<n_guests - 1>.
+ */
+static void
+burst_from_vm0(const struct burst_frame *f, unsigned int n, unsigned int n_guests)
+{
+	struct rte_ether_addr dst[SWH_MAX_BURST];
+	uint32_t ids[SWH_MAX_BURST], bar;
+
+	for (unsigned int i = 0; i < n; i++)
+		dst[i] = f[i].dst;
+	guest_send_burst(&G[0], dst, n, ids);
+	bar = guest_send(&G[0], &swh_bcast, NULL, 0);
+	for (unsigned int g = 1; g < n_guests; g++)
+		must_arrive(g, bar);
+	for (unsigned int i = 0; i < n; i++) {
+		for (unsigned int g = 0; g < n_guests; g++) {
+			unsigned int want = g != 0 && (f[i].at < 0 || f[i].at == (int)g);
+
+			ck_assert_msg(guest_count(&G[g], ids[i]) == want,
+				      "frame %u of the burst reached vm%u %u times, expected %u", i,
+				      g, guest_count(&G[g], ids[i]), want);
+		}
+	}
+}
+
+/*
+ * Bursts to learned destinations, in runs and interleaved: the switch looks
+ * each run of one destination up once, and each frame still reaches its own.
+ */
+START_TEST(burst_to_several_destinations)
+{
+	const struct rte_ether_addr zero = {{0}};
+	const struct burst_frame runs[] = {
+		{swh_mac(1), 1}, {swh_mac(1), 1}, {swh_bcast, -1},
+		{swh_mac(2), 2}, {swh_mac(1), 1}, {swh_mac(3), 3},
+	};
+	/* 00:00:00:00:00:00 untagged, the first known unicast: a key of all zero bits */
+	const struct burst_frame zero_first[] = {
+		{swh_bcast, -1}, {zero, 2}, {swh_mac(1), 1}, {zero, 2}, {swh_mac(3), 3},
+	};
+
+	start(NULL);
+	for (unsigned int i = 0; i < 4; i++)
+		add(i, NULL);
+	for (unsigned int i = 1; i < 4; i++) {
+		must_arrive(0, guest_send(&G[i], &swh_bcast, NULL, 0));
+		ck_assert_msg(fdb_wait(&G[i].mac, G[i].name, true, T), "vm%u's MAC not learned", i);
+	}
+	burst_from_vm0(runs, RTE_DIM(runs), 4);
+	/* vm2 sends from the all-zero address too */
+	must_arrive(0, guest_send(&G[2], &swh_bcast, &zero, 0));
+	ck_assert_msg(fdb_wait(&zero, "vm2", true, T), "00:00:00:00:00:00 not learned on vm2");
+	burst_from_vm0(zero_first, RTE_DIM(zero_first), 4);
+	no_bad_frames(4);
 	stop_ok();
 }
 END_TEST
@@ -381,10 +482,13 @@ START_TEST(vlan_isolation)
 }
 END_TEST
 
-/* A trunk carries every VLAN tagged: tags pushed towards it, popped away from it. */
+/*
+ * A trunk carries every VLAN tagged: tags pushed towards it, popped away from
+ * it, for flooded frames and for known unicast alike.
+ */
 START_TEST(vlan_trunk)
 {
-	uint32_t b, t, u, k, bar;
+	uint32_t b, t, u, k, a, bar;
 
 	start(NULL);
 	add(0, ",\"vlan\":10");
@@ -404,9 +508,15 @@ START_TEST(vlan_trunk)
 	must_arrive(3, u);
 	ck_assert_uint_eq(guest_tag(&G[3], u), 0);
 	/* vm0 was learned in VLAN 10: a unicast tagged 10 reaches it alone, untagged */
+	ck_assert_msg(fdb_wait(&G[0].mac, "vm0", true, T), "vm0's MAC not learned");
 	k = guest_send(&G[1], &G[0].mac, NULL, 10);
 	must_arrive(0, k);
 	ck_assert_uint_eq(guest_tag(&G[0], k), 0);
+	/* k taught VLAN 10 vm1's MAC: vm0's unicast to it reaches it alone, tagged 10 */
+	ck_assert_msg(fdb_wait_in(&G[1].mac, "vm1", 10, T), "vm1's MAC not learned in VLAN 10");
+	a = guest_send(&G[0], &G[1].mac, NULL, 0);
+	must_arrive(1, a);
+	ck_assert_uint_eq(guest_tag(&G[1], a), 10);
 	/* barriers: a later broadcast of each guest's own domain, from the trunk */
 	bar = guest_send(&G[1], &swh_bcast, NULL, 10);
 	must_arrive(0, bar);
@@ -418,6 +528,8 @@ START_TEST(vlan_trunk)
 	ck_assert_uint_eq(guest_count(&G[0], t) + guest_count(&G[3], t), 0);
 	ck_assert_uint_eq(guest_count(&G[0], u) + guest_count(&G[2], u), 0);
 	ck_assert_uint_eq(guest_count(&G[2], k) + guest_count(&G[3], k), 0);
+	ck_assert_uint_eq(guest_count(&G[2], a) + guest_count(&G[3], a), 0);
+	ck_assert_uint_eq(guest_count(&G[1], a), 1);
 	ck_assert_uint_eq(guest_count(&G[0], b) + guest_count(&G[1], t) + guest_count(&G[1], k), 0);
 	no_bad_frames(4);
 	stop_ok();
@@ -972,6 +1084,7 @@ make_suite(void)
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, flooding);
 	tcase_add_test(t, learning);
+	tcase_add_test(t, burst_to_several_destinations);
 	tcase_add_test(t, ageing);
 	tcase_add_test(t, mac_move);
 	tcase_add_test(t, mac_limit);

@@ -427,6 +427,59 @@ START_TEST(tiny_gso_size_dropped)
 }
 END_TEST
 
+/* vm@g sends a broadcast, taken off the others' rings; wait until the switch knows its MAC. */
+static void
+learn(unsigned int g)
+{
+	struct rte_mbuf *rx[MAX_SEGS];
+	char name[16];
+	uint64_t end = swh_now_ms() + T;
+
+	guest_send(&G[g], &swh_bcast, NULL, 0);
+	for (unsigned int i = 0; i < RTE_DIM(G); i++) {
+		if (i == g)
+			continue;
+		ck_assert_uint_eq(receive(i, rx, 1), 1);
+		rte_pktmbuf_free(rx[0]);
+	}
+	snprintf(name, sizeof(name), "vm%u", g);
+	while (hvsw_fdb_has(&D, &G[g].mac, name) == 0 && swh_now_ms() < end)
+		usleep(5000);
+	ck_assert_msg(hvsw_fdb_has(&D, &G[g].mac, name) == 1, "%s's MAC not learned", name);
+}
+
+/*
+ * Known unicast to vm2 (no offloads), not flooded: a TSO send arrives cut
+ * into segments, a partial checksum finished, each as when flooded.
+ */
+START_TEST(known_unicast_segmented_and_finished)
+{
+	struct rte_mbuf *rx[MAX_SEGS];
+	uint32_t nseg = (20000 + MSS - 1) / MSS;
+
+	learn(2);
+	make_frame(&frame, false, 20000, &G[2].mac);
+	send_frame(&frame, true, MSS);
+	check_segments(&frame, rx, receive(2, rx, nseg), MSS, false);
+	off_stat_is("vm2", "segments", nseg);
+	off_stat_is("vm2", "csum_finished", nseg);
+	off_stat_is("vm2", "segmented", 1);
+	/* a checksum left to the switch: one segment, its checksum computed */
+	make_frame(&frame, true, 1000, &G[2].mac);
+	send_frame(&frame, false, 0);
+	check_segments(&frame, rx, receive(2, rx, 1), 1000, false);
+	off_stat_is("vm2", "csum_finished", nseg + 1);
+	off_stat_is("vm2", "segments", nseg);
+	/* nothing was flooded: the others took no form of either */
+	off_stat_is("vm1", "passthrough", 0);
+	off_stat_is("vm3", "segments", 0);
+	no_more(0);
+	no_more(1);
+	no_more(3);
+	ck_assert_int_eq(hvsw_port_stat(&D, "vm0", "drops"), 0);
+}
+END_TEST
+
 /* ---- to an ethdev: net_tap offers TSO and checksum offloads ---- */
 
 static int
@@ -585,6 +638,7 @@ main(int argc, char **argv)
 	tcase_add_test(t, tso_flooded_to_each_in_its_form);
 	tcase_add_test(t, single_frame_checksum_finished);
 	tcase_add_test(t, tiny_gso_size_dropped);
+	tcase_add_test(t, known_unicast_segmented_and_finished);
 	tcase_add_test(t, tso_to_tap_uplink);
 	tcase_add_test(t, long_frame_to_ring_uplink);
 	suite_add_tcase(s, t);

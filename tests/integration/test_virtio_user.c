@@ -73,9 +73,11 @@ static void
 check_sizes(uint64_t features, const char *vu_args, bool big_without_mrg_ok)
 {
 	struct peer p;
+	unsigned int in_use;
 
 	ck_assert_int_eq(peer_open(&p, "sizes", HV_VHOST_SERVER, features, vu_args), 0);
 	ck_assert(peer_wait_ready(&p, TIMEOUT_MS));
+	in_use = rte_mempool_in_use_count(peer_switch_pool());
 	/*
 	 * what was negotiated is what we offered, less what virtio-user lacks
 	 * and the offloads (it asks for them only when the ethdev enables them)
@@ -108,6 +110,8 @@ check_sizes(uint64_t features, const char *vu_args, bool big_without_mrg_ok)
 			}
 		}
 	}
+	/* every mbuf our side took for the echo went back to its pool, chains whole */
+	ck_assert_uint_eq(rte_mempool_in_use_count(peer_switch_pool()), in_use);
 	peer_close(&p);
 }
 
