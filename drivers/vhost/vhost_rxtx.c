@@ -762,6 +762,44 @@ free_sent(struct rte_mbuf **pkts, uint16_t n)
 	rte_mempool_put_bulk(mp, (void **)pkts, n);
 }
 
+/* enqueue_simple() did not take the frame: enqueue_one() will. */
+#define ENQUEUE_NOT_SIMPLE (-1)
+
+/*
+ * enqueue_one() for the usual frame: one segment, no offload metadata, into
+ * the next buffer, whose first piece holds the header and the whole frame.
+ * Nothing is written unless it takes the frame; when it declines
+ * (ENQUEUE_NOT_SIMPLE), enqueue_one() walks the same chain again.
+ */
+static inline int
+enqueue_simple(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
+	       struct rx_pos *pos, struct hv_chain *chain)
+{
+	const uint32_t len = m->data_len, hdr_size = port->hdr_size;
+	struct virtio_net_hdr h = {.num_buffers = rte_cpu_to_le_16(1)};
+	uint8_t *base;
+	uint16_t head;
+
+	if (m->next != NULL || (m->ol_flags & hv_vhost_vnet_hdr_flag) || pos->avail == pos->end)
+		return ENQUEUE_NOT_SIMPLE;
+	head = avail_entry(vr, pos->avail);
+	if (hv_vring_walk_fast(vr->desc, vr->size, &port->mem, &vr->mem_hint, head, true,
+			       port->indirect, chain) != 0 ||
+	    chain->iov[0].len < hdr_size + len)
+		return ENQUEUE_NOT_SIMPLE;
+	base = chain->iov[0].base;
+	if (hdr_size == sizeof(h))
+		hdr_store_whole(base, &h);
+	else
+		hdr_store(base, &h);
+	copy_to_guest_batched(&pos->batch, base + hdr_size, rte_pktmbuf_mtod(m, const uint8_t *),
+			      len);
+	pos->rewritten += used_put_unless_equal(vr, pos->used, head, hdr_size + len);
+	pos->avail++;
+	pos->used++;
+	return 0;
+}
+
 static inline bool
 rx_error_breaks_ring(int rc)
 {
@@ -807,7 +845,9 @@ hv_vhost_tx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 
 		if (i + PREFETCH_AHEAD < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_AHEAD], void *));
-		rc = enqueue_one(port, vr, pkts[i], &pos, &chain);
+		rc = enqueue_simple(port, vr, pkts[i], &pos, &chain);
+		if (rc == ENQUEUE_NOT_SIMPLE)
+			rc = enqueue_one(port, vr, pkts[i], &pos, &chain);
 
 		if (likely(rc == 0)) {
 			sent++;

@@ -47,6 +47,8 @@ cleanup() {
 	done
 	[ -n "$fifo_fd" ] && exec {fifo_fd}>&-
 	rm -f "$s0" "$s1" "$out/testpmd.in"
+	# the DPDK runtime directories of both processes (no --in-memory under valgrind)
+	rm -rf /var/run/dpdk/"hvp$$d" /var/run/dpdk/"hvp$$g" 2>/dev/null
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
