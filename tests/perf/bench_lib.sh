@@ -2,7 +2,7 @@
 #
 # Shared by the benchmarks that start processes and OVS-DPDK
 # (bench_switch.sh, bench_iperf3.sh, bench_offload.sh; profile_vhost.sh for
-# bench_tick_rate only). Sourced; the caller
+# stop_pid and bench_tick_rate). Sourced; the caller
 # defines note(), the array pids (processes to stop on exit, newest last)
 # and, for OVS, ovs_dir.
 

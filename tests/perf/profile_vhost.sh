@@ -20,6 +20,10 @@
 set -u -o pipefail
 . "$(dirname "$0")/bench_lib.sh"
 
+note() {
+	echo "profile_vhost: $*" >&2
+}
+
 dut=${1:?usage: $0 hvswitch|testpmd [SIZE] [BUILD_DIR]}
 size=${2:-64}
 build=${3:-./build}
@@ -107,11 +111,15 @@ if [ "$dut" = testpmd ]; then
 	exec {fifo_fd}>&-
 	fifo_fd=
 fi
-kill -INT "$dut_pid"
-wait "$dut_pid"
+# callgrind writes its profile when the DUT exits; one that does not exit
+# within a minute (testpmd did not once, spinning after its peer left) is
+# killed, and its profile is lost
+stop_pid "$dut_pid" 60
 pids=()
 
-total=$(callgrind_annotate --auto=no "$out/callgrind.out" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+total=$(callgrind_annotate --auto=no "$out/callgrind.out" 2>/dev/null |
+	awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+[ -n "$total" ] || { note "no profile from the DUT (killed?); see $out"; exit 1; }
 # frames the generator received while instrumentation was on
 frames=$(awk -v r="$(bench_tick_rate "$out/gen.log" rx_pkts "$win_from" "$win_to")" \
 	-v a="$win_from" -v b="$win_to" 'BEGIN { printf "%.0f", r * (b - a) / 1e9 }')
