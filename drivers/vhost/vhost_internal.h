@@ -174,6 +174,12 @@ void vring_try_start(struct hv_vhost_port *port, struct hv_vring *vr);
 /* Data path: stop a ring the guest corrupted; count and log it. */
 void vring_break(struct hv_vhost_port *port, struct hv_vring *vr, enum hv_vhost_drop why);
 
+/*
+ * Data path (vhost_irq.c): publish the used index, then interrupt the guest
+ * if it wants it, or hand the @entries new ones to the port's irq hook.
+ */
+void vring_used_done(struct hv_vhost_port *port, struct hv_vring *vr, uint16_t entries);
+
 /* ---- borrowed tails (vhost_borrow.c) ---- */
 
 struct hv_chain;

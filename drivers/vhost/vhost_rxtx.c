@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <rte_ether.h>
 #include <rte_mbuf_dyn.h>
@@ -83,93 +82,6 @@ used_put_unless_equal(struct hv_vring *vr, uint16_t used_idx, uint16_t head, uin
 		return false;
 	*e = want;
 	return true;
-}
-
-static inline void
-used_publish(struct hv_vring *vr)
-{
-	__atomic_store_n(&vr->used->idx, vr->last_used_idx, __ATOMIC_RELEASE);
-}
-
-/* ---- interrupts ---- */
-
-static inline bool
-guest_wants_irq(const struct hv_vhost_port *port, struct hv_vring *vr)
-{
-	uint16_t old, new;
-	bool valid;
-
-	/*
-	 * The used index store must be visible before we read the guest's flags,
-	 * or the guest may re-arm after our read and wait for an interrupt that
-	 * never comes (store-load ordering needs a full fence).
-	 */
-	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (!port->event_idx)
-		return !(__atomic_load_n(&vr->avail->flags, __ATOMIC_RELAXED) &
-			 VRING_AVAIL_F_NO_INTERRUPT);
-	old = vr->signalled_used;
-	valid = vr->signalled_used_valid;
-	new = vr->last_used_idx;
-	vr->signalled_used = new;
-	vr->signalled_used_valid = true;
-	if (!valid)
-		return true;
-	/* used_event sits after the avail ring (virtio 1.2, 2.7.10) */
-	uint16_t used_event = __atomic_load_n(&vr->avail->ring[vr->size], __ATOMIC_RELAXED);
-	return (uint16_t)(new - used_event - 1) < (uint16_t)(new - old);
-}
-
-static inline enum hv_vhost_irq_result
-vring_signal(const struct hv_vhost_port *port, struct hv_vring *vr)
-{
-	static const uint64_t one = 1;
-
-	if (vr->callfd < 0)
-		return HV_VHOST_IRQ_GONE;
-	if (!guest_wants_irq(port, vr)) {
-		vr->stats.irqs_suppressed++;
-		return HV_VHOST_IRQ_SUPPRESSED;
-	}
-	if (write(vr->callfd, &one, sizeof(one)) != sizeof(one))
-		return HV_VHOST_IRQ_GONE;
-	vr->stats.irqs_sent++;
-	return HV_VHOST_IRQ_SENT;
-}
-
-static inline void
-vring_used_done(struct hv_vhost_port *port, struct hv_vring *vr, uint16_t entries)
-{
-	used_publish(vr);
-	if (port->irq_hook != NULL) {
-		struct hv_vhost_irq_event ev = {
-			.entries = entries,
-			.ring_size = vr->size,
-			.generation = __atomic_load_n(&vr->generation, __ATOMIC_RELAXED),
-		};
-
-		port->irq_hook(port->irq_ctx, port, (uint16_t)(vr - port->vr), &ev);
-	} else {
-		vring_signal(port, vr);
-	}
-}
-
-enum hv_vhost_irq_result
-hv_vhost_irq_signal(struct hv_vhost_port *port, uint16_t vring, uint32_t generation)
-{
-	enum hv_vhost_irq_result res = HV_VHOST_IRQ_GONE;
-	struct hv_vring *vr;
-
-	if (vring >= 2u * port->queue_pairs)
-		return HV_VHOST_IRQ_GONE;
-	vr = &port->vr[vring];
-	if (!vring_enter(vr))
-		return HV_VHOST_IRQ_GONE;
-	/* a pause in between bumped it: the ring the interrupt was owed to is gone */
-	if (__atomic_load_n(&vr->generation, __ATOMIC_ACQUIRE) == generation)
-		res = vring_signal(port, vr);
-	vring_leave(vr);
-	return res;
 }
 
 /* ---- copies between chains and mbufs ---- */
