@@ -11,7 +11,6 @@
  * back online, turns kicks off again and spins. Only vhost-user queues can be
  * slept on: a PMD with an ethdev queue keeps spinning.
  */
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -31,7 +30,6 @@ struct watched {
 	struct sw_port *port; /* valid only while we are online and it is in our list */
 	uint16_t q;
 	int fd;               /* our duplicate of the guest TX ring's kick eventfd */
-	bool kicked;
 };
 
 struct sleeper {
@@ -106,17 +104,11 @@ unwatch(struct sw_pmd *pmd, struct sleeper *s)
 
 	for (unsigned int i = 0; i < s->n; i++) {
 		struct watched *w = &s->w[i];
-		uint64_t count = 0;
-
-		struct pollfd pfd = {.fd = w->fd, .events = POLLIN};
-
 		/*
-		 * Drain every kicked fd (a readable one would end the next sleep at
-		 * once), reading only what is readable: the fd may be in blocking mode.
+		 * Drain every fd (a readable one would end the next sleep at once),
+		 * never waiting: the frontend shares the fd and may empty it first.
 		 */
-		if ((w->kicked || (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN))) &&
-		    read(w->fd, &count, sizeof(count)) != sizeof(count))
-			count = 0;
+		uint64_t count = hv_vhost_kick_read(w->fd);
 		if (in_list(l, w->port, w->q)) {
 			hv_vhost_vring_notify(w->port->vhost, 2 * w->q + 1, false);
 			if (count > 0)
@@ -163,7 +155,6 @@ sw_pmd_sleep(struct sw_pmd *pmd, const struct sw_rxq_list *l)
 		}
 		w->port = p;
 		w->q = q;
-		w->kicked = false;
 		s->n++;
 	}
 	/* kicks are on: what the guest made available before that, it will not kick for */
@@ -183,8 +174,6 @@ sw_pmd_sleep(struct sw_pmd *pmd, const struct sw_rxq_list *l)
 			if (read(pmd->wake_fd, &v, sizeof(v)) < 0)
 				v = 0;
 			again = true;
-		} else if (evs[i].data.u64 < s->n) {
-			s->w[evs[i].data.u64].kicked = true;
 		}
 	}
 	unwatch(pmd, s);

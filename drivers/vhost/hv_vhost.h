@@ -76,7 +76,8 @@ extern "C" {
 	X(BAD_CHAIN, "bad_chain")         /* chain longer than the ring: a loop */ \
 	X(BAD_INDIRECT, "bad_indirect")   /* indirect not agreed, nested, odd size */ \
 	X(BAD_ADDR, "bad_addr")           /* buffer outside guest memory */       \
-	X(BAD_DIRECTION, "bad_direction") /* writable on TX, read-only on RX */
+	X(BAD_DIRECTION, "bad_direction") /* writable on TX, read-only on RX */ \
+	X(CALL_BLOCKED, "call_blocked")   /* callfd write would block: ring stopped */
 
 /** Drop reasons, indices into hv_vhost_vring_stats.drops (0 is no reason: success). */
 enum hv_vhost_drop {
@@ -130,7 +131,9 @@ struct hv_vhost_port_conf {
 struct hv_vhost_port;
 
 /**
- * Start the control thread. Call once, after rte_eal_init().
+ * Start the control thread. Call once, after rte_eal_init(). Installs a
+ * handler for SIGURG that does nothing: the control thread sends it to a
+ * thread stuck in a call eventfd write that the frontend made block.
  * @return 0, or a negative errno.
  */
 int hv_vhost_init(void);
@@ -258,6 +261,13 @@ bool hv_vhost_vring_has_avail(struct hv_vhost_port *port, uint16_t vring);
  * valid whatever the frontend does), or -1 if the ring has none.
  */
 int hv_vhost_kick_fd(struct hv_vhost_port *port, uint16_t vring);
+
+/**
+ * Read a kick eventfd's count without ever blocking, whatever mode the
+ * frontend (who shares its file description) left it in.
+ * @return the count read, 0 when there was none.
+ */
+uint64_t hv_vhost_kick_read(int fd);
 
 /** Add @p n kicks read from a hv_vhost_kick_fd() to the ring's counter. */
 void hv_vhost_vring_count_kicks(struct hv_vhost_port *port, uint16_t vring, uint64_t n);

@@ -30,6 +30,8 @@
 #define RETRY_MIN_MS 50
 #define RETRY_MAX_MS 1000
 #define CTL_TICK_MS 100
+/* Messages of one frontend handled per wakeup, before the other ports' events. */
+#define CTL_MSG_BUDGET 32
 
 enum ev_kind { EV_WAKE, EV_LISTEN, EV_CONN };
 
@@ -179,6 +181,13 @@ server_accept(struct hv_vhost_port *port)
 		close(fd);
 		return;
 	}
+	if (now_ms() < port->refuse_until_ms) {
+		HV_LOG_RL(&port->ctl_rl, WARNING,
+			  "vhost %s: frontend refused: the last one blocked an interrupt",
+			  port->name);
+		close(fd);
+		return;
+	}
 	conn_attach(port, fd);
 }
 
@@ -254,8 +263,13 @@ conn_readable(struct hv_vhost_port *port)
 {
 	struct vhost_rxbuf *rx = &port->rx;
 	const size_t hdr = sizeof(struct vhost_user_hdr);
+	unsigned int handled = 0;
 
-	while (port->connected) {
+	/*
+	 * A frontend that floods us waits for its next turn after a few
+	 * messages (epoll is level-triggered): the other ports get theirs.
+	 */
+	while (port->connected && handled < CTL_MSG_BUDGET) {
 		char cbuf[CMSG_SPACE(sizeof(int) * VHOST_MEMORY_BASELINE_NREGIONS)];
 		size_t want = rx->got < hdr ? hdr - rx->got : hdr + rx->msg.hdr.size - rx->got;
 		uint8_t *dst = rx->got < hdr ? (uint8_t *)&rx->msg.hdr + rx->got :
@@ -267,6 +281,7 @@ conn_readable(struct hv_vhost_port *port)
 
 		if (want == 0) {
 			conn_dispatch(port);
+			handled++;
 			continue;
 		}
 		n = recvmsg(port->conn_fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
@@ -287,9 +302,25 @@ conn_readable(struct hv_vhost_port *port)
 			conn_close(port, "oversized message");
 			return;
 		}
-		if (rx->got == hdr + rx->msg.hdr.size)
+		if (rx->got == hdr + rx->msg.hdr.size) {
 			conn_dispatch(port);
+			handled++;
+		}
 	}
+}
+
+/*
+ * A frontend that made a callfd write block (its ring is stopped already)
+ * loses its connection, and the port takes no frontend for a while: each
+ * time costs the polling thread, and every port it serves, a few ms.
+ */
+static void
+conn_drop_blocker(struct hv_vhost_port *port, uint64_t now)
+{
+	port->refuse_until_ms = now + HV_VHOST_CALL_BLOCKED_HOLDOFF_MS;
+	conn_close(port, "it blocked an interrupt (callfd) write");
+	if (port->mode == HV_VHOST_CLIENT)
+		port->retry_at_ms = RTE_MAX(port->retry_at_ms, port->refuse_until_ms);
 }
 
 /* ---- the thread ---- */
@@ -326,6 +357,10 @@ ctl_tick(void)
 		if (port == NULL)
 			continue;
 		vhost_dev_drain_kicks(port);
+		for (unsigned int v = 0; v < HV_VHOST_MAX_VRINGS; v++)
+			vring_call_rescue(&port->vr[v]);
+		if (__atomic_exchange_n(&port->call_blocked, false, __ATOMIC_ACQ_REL))
+			conn_drop_blocker(port, now);
 		if (port->mode == HV_VHOST_CLIENT && !port->connected && now >= port->retry_at_ms)
 			client_try_connect(port);
 	}
@@ -371,6 +406,9 @@ hv_vhost_init(void)
 		return rc;
 	hv_vhost_vnet_hdr_offset = hv_offload_hdr_offset;
 	hv_vhost_vnet_hdr_flag = hv_offload_hdr_flag;
+	rc = vhost_call_signal_setup();
+	if (rc != 0)
+		return rc;
 	if (vhost_asym_fence_setup() != 0)
 		HV_LOG(INFO, "vhost: no expedited membarrier; the data path fences on every burst");
 	ctl.epfd = epoll_create1(EPOLL_CLOEXEC);

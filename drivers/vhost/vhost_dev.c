@@ -3,12 +3,17 @@
  * Ring and device state on the control side: starting, pausing and resetting
  * rings, and the handshake with the data path (see doc/architecture.rst).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/membarrier.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
+
+#include <rte_cycles.h>
 
 #include "vhost_internal.h"
 
@@ -51,11 +56,77 @@ vhost_asym_fence_setup(void)
 	return 0;
 }
 
+/* Does nothing: its delivery is what makes a blocked callfd write return. */
+static void
+call_signal_handler(int sig)
+{
+	RTE_SET_USED(sig);
+}
+
+int
+vhost_call_signal_setup(void)
+{
+	/* no SA_RESTART: the interrupted write must fail, not start again */
+	struct sigaction sa = {.sa_handler = call_signal_handler};
+
+	sigemptyset(&sa.sa_mask);
+	return sigaction(HV_VHOST_CALL_SIGNAL, &sa, NULL) == 0 ? 0 : -errno;
+}
+
+void
+vring_call_rescue(struct hv_vring *vr)
+{
+	uint64_t since = __atomic_load_n(&vr->call_since, __ATOMIC_ACQUIRE);
+
+	/*
+	 * A write that does not block never sees the signal (it is handled
+	 * after the write returns), so a late one costs nothing.
+	 */
+	if (since != 0 &&
+	    rte_rdtsc() - since > rte_get_tsc_hz() / 1000 * HV_VHOST_CALL_STUCK_MS)
+		pthread_kill(vr->call_thread, HV_VHOST_CALL_SIGNAL);
+}
+
+void
+vhost_fd_nonblock(int fd)
+{
+	int flags = fcntl(fd, F_GETFL);
+
+	if (flags >= 0 && !(flags & O_NONBLOCK))
+		(void)fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+}
+
+uint64_t
+hv_vhost_kick_read(int fd)
+{
+	uint64_t count = 0;
+	struct iovec iov = {.iov_base = &count, .iov_len = sizeof(count)};
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+
+	/*
+	 * The frontend shares the fd's file description: it can read the count
+	 * between our poll() and read(), and clear O_NONBLOCK. RWF_NOWAIT does
+	 * not depend on the description (eventfd has it since Linux 5.12).
+	 */
+	if (preadv2(fd, &iov, 1, -1, RWF_NOWAIT) == sizeof(count))
+		return count;
+	if (errno != EOPNOTSUPP && errno != EINVAL)
+		return 0;
+	/* older kernels: the frontend can win the race above, if it tries */
+	if (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN) &&
+	    read(fd, &count, sizeof(count)) == sizeof(count))
+		return count;
+	return 0;
+}
+
 static void
 vring_wait_idle(struct hv_vring *vr)
 {
-	while (__atomic_load_n(&vr->busy, __ATOMIC_ACQUIRE))
+	/* a burst that does not end is stuck in a callfd write the frontend blocked */
+	while (__atomic_load_n(&vr->busy, __ATOMIC_ACQUIRE)) {
+		vring_call_rescue(vr);
 		rte_pause();
+	}
 	/* interrupts owed to the ring as it was are not to be delivered */
 	__atomic_fetch_add(&vr->generation, 1, __ATOMIC_RELEASE);
 }
@@ -212,18 +283,12 @@ vhost_dev_drain_kicks(struct hv_vhost_port *port)
 		struct hv_vring *vr = &port->vr[i];
 		uint64_t count;
 
-		struct pollfd pfd = {.fd = vr->kickfd, .events = POLLIN};
-
-		/*
-		 * eventfd: a read returns the kicks counted since the last one. The
-		 * fd may be in blocking mode (its flags are the frontend's): poll first.
-		 */
 		/* a sleeping polling thread waits on it: its count is that thread's */
-		if (__atomic_load_n(&vr->kick_watch, __ATOMIC_ACQUIRE))
+		if (vr->kickfd < 0 || __atomic_load_n(&vr->kick_watch, __ATOMIC_ACQUIRE))
 			continue;
-		if (vr->kickfd < 0 || poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLIN))
-			continue;
-		if (read(vr->kickfd, &count, sizeof(count)) == sizeof(count))
+		/* eventfd: a read returns the kicks counted since the last one */
+		count = hv_vhost_kick_read(vr->kickfd);
+		if (count > 0)
 			__atomic_fetch_add(&vr->kicks, count, __ATOMIC_RELAXED);
 	}
 }

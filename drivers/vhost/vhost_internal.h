@@ -4,6 +4,8 @@
 #define HV_VHOST_INTERNAL_H
 
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/un.h>
@@ -16,6 +18,23 @@
 #include "hv_vhost.h"
 #include "vhost_mem.h"
 #include "vhost_proto.h"
+
+/*
+ * The signal that interrupts a callfd write the frontend made block: its
+ * handler does nothing, so the write fails with EINTR. SIGURG, because
+ * nothing else in a switch uses it (it is sent only for a socket's urgent
+ * data to an owner set with F_SETOWN) and its default action is to ignore it.
+ */
+#define HV_VHOST_CALL_SIGNAL SIGURG
+
+/*
+ * How long a callfd write may take before the control side interrupts it.
+ * One that is not blocked returns in microseconds.
+ */
+#define HV_VHOST_CALL_STUCK_MS 5
+
+/* How long a port takes no frontend after one blocked a callfd write. */
+#define HV_VHOST_CALL_BLOCKED_HOLDOFF_MS 1000
 
 /* Largest ring we accept (the virtio spec's maximum for split rings). */
 #define HV_VRING_MAX_SIZE 32768
@@ -36,6 +55,13 @@ struct hv_vring {
 	bool signalled_used_valid;
 	bool broken; /* stopped for guest misbehaviour until the frontend resets it */
 	int callfd;
+	/*
+	 * TSC at which a callfd write began, 0 when none (atomic), and the
+	 * thread in it: a write the frontend made block is cut short by the
+	 * control side (vring_call_rescue()).
+	 */
+	uint64_t call_since;
+	pthread_t call_thread;
 	uint32_t mem_hint;
 	bool held;             /* a burst borrowed: entered until hv_vhost_rx_done() */
 	uint16_t held_entries; /* used entries that burst wrote, published at done */
@@ -106,6 +132,14 @@ struct hv_vhost_port {
 	uint64_t connections;
 	uint64_t retry_at_ms;   /* client mode: next connect attempt */
 	uint32_t retry_delay_ms;
+	/*
+	 * Set by the data path when the frontend made a callfd write block
+	 * (atomic); the control thread then drops the frontend and takes no
+	 * other until refuse_until_ms, so that it cannot hold the polling
+	 * thread again and again.
+	 */
+	bool call_blocked;
+	uint64_t refuse_until_ms;
 	struct vhost_rxbuf rx;
 	struct hv_ratelimit ctl_rl;
 };
@@ -201,6 +235,16 @@ bool vhost_borrow_leaked(struct hv_vring *vr);
 void vhost_close_fd(int *fd);
 /* Pause every ring of a port (control thread). */
 void vhost_dev_pause_all(struct hv_vhost_port *port);
+
+/*
+ * Install the handler of HV_VHOST_CALL_SIGNAL, with which the control side
+ * cuts short a callfd write that blocks (vring_call_rescue()).
+ */
+int vhost_call_signal_setup(void);
+/* Control side: interrupt a callfd write on @vr that has not returned for a while. */
+void vring_call_rescue(struct hv_vring *vr);
+/* Put an eventfd the frontend gave us in non-blocking mode (it may undo it). */
+void vhost_fd_nonblock(int fd);
 
 /* Register for membarrier() and set hv_vhost_asym_fence; -1 where unavailable. */
 int vhost_asym_fence_setup(void);

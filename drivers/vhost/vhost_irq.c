@@ -4,9 +4,11 @@
  * if it wants to be (or the interrupt handed to the port's moderation hook).
  * Runs on the polling thread; the callfd write is its one syscall.
  */
+#include <errno.h>
 #include <unistd.h>
 
 #include <rte_atomic.h>
+#include <rte_cycles.h>
 
 #include "vhost_internal.h"
 
@@ -43,10 +45,29 @@ guest_wants_irq(const struct hv_vhost_port *port, struct hv_vring *vr)
 	return (uint16_t)(new - used_event - 1) < (uint16_t)(new - old);
 }
 
-static inline enum hv_vhost_irq_result
-vring_signal(const struct hv_vhost_port *port, struct hv_vring *vr)
+/*
+ * Write the callfd. It blocks only if its count is full, which only the
+ * frontend can make it (and then put it back in blocking mode): the control
+ * side interrupts such a write (vring_call_rescue()), and it fails with
+ * EINTR, or with EAGAIN in non-blocking mode. Either way the ring stops.
+ */
+static inline ssize_t
+call_write(struct hv_vring *vr)
 {
 	static const uint64_t one = 1;
+	ssize_t n;
+
+	vr->call_thread = pthread_self();
+	__atomic_store_n(&vr->call_since, rte_rdtsc() | 1, __ATOMIC_RELEASE);
+	n = write(vr->callfd, &one, sizeof(one));
+	__atomic_store_n(&vr->call_since, 0, __ATOMIC_RELEASE);
+	return n;
+}
+
+static inline enum hv_vhost_irq_result
+vring_signal(struct hv_vhost_port *port, struct hv_vring *vr)
+{
+	ssize_t n;
 
 	if (vr->callfd < 0)
 		return HV_VHOST_IRQ_GONE;
@@ -54,8 +75,14 @@ vring_signal(const struct hv_vhost_port *port, struct hv_vring *vr)
 		vr->stats.irqs_suppressed++;
 		return HV_VHOST_IRQ_SUPPRESSED;
 	}
-	if (write(vr->callfd, &one, sizeof(one)) != sizeof(one))
+	n = call_write(vr);
+	if (unlikely(n != sizeof(uint64_t))) {
+		if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
+			vring_break(port, vr, HV_VHOST_DROP_CALL_BLOCKED);
+			__atomic_store_n(&port->call_blocked, true, __ATOMIC_RELEASE);
+		}
 		return HV_VHOST_IRQ_GONE;
+	}
 	vr->stats.irqs_sent++;
 	return HV_VHOST_IRQ_SENT;
 }

@@ -25,7 +25,7 @@ hv_mem_region_map(const struct vhost_memory_region *desc, int fd,
 {
 	uint64_t gpa = desc->guest_phys_addr, size = desc->memory_size;
 	uint64_t uaddr = desc->userspace_addr, off = desc->mmap_offset;
-	uint64_t blk, map_len;
+	uint64_t blk, map_off, map_len;
 	struct stat st;
 	void *base;
 	int rc = -EINVAL;
@@ -55,19 +55,34 @@ hv_mem_region_map(const struct vhost_memory_region *desc, int fd,
 		*why = "region larger than its file";
 		goto out;
 	}
-	/* hugetlbfs maps only whole huge pages */
+	/*
+	 * Map the region alone, not the file from offset 0: a sparse file with the
+	 * region far into it would otherwise cost the switch the whole prefix in
+	 * address space. hugetlbfs maps only whole huge pages, so offset and length
+	 * are widened to the file's block size.
+	 */
 	blk = st.st_blksize > 0 ? (uint64_t)st.st_blksize : HV_PAGE_SIZE;
-	map_len = off + size;
-	if (add_overflows(map_len, blk) || (blk & (blk - 1)) != 0) {
+	if ((blk & (blk - 1)) != 0) {
+		*why = "region file has an odd block size";
+		goto out;
+	}
+	map_off = RTE_ALIGN_FLOOR(off, blk);
+	/* cannot wrap: off + size did not, and map_off <= off */
+	map_len = off - map_off + size;
+	if (add_overflows(map_len, blk)) {
 		*why = "region file has an odd block size";
 		goto out;
 	}
 	map_len = RTE_ALIGN_CEIL(map_len, blk);
+	if (map_len > HV_MEM_MAX_BYTES) {
+		*why = "guest memory over the limit";
+		goto out;
+	}
 	if (map_len > SIZE_MAX) {
 		*why = "region too large";
 		goto out;
 	}
-	base = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	base = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)map_off);
 	if (base == MAP_FAILED) {
 		rc = -errno;
 		*why = "mmap failed";
@@ -78,7 +93,7 @@ hv_mem_region_map(const struct vhost_memory_region *desc, int fd,
 	out->uaddr = uaddr;
 	out->map_base = base;
 	out->map_len = map_len;
-	out->hva = (uint8_t *)base + off;
+	out->hva = (uint8_t *)base + (off - map_off);
 	rc = 0;
 out:
 	if (fd >= 0)
@@ -100,17 +115,27 @@ ranges_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 	return a < b + blen && b < a + alen;
 }
 
-bool
-hv_mem_overlaps(const struct hv_mem *m, const struct hv_mem_region *r)
+int
+hv_mem_admit(const struct hv_mem *m, const struct hv_mem_region *r, const char **why)
 {
+	uint64_t total = r->map_len;
+
 	for (uint32_t i = 0; i < m->n; i++) {
 		const struct hv_mem_region *o = &m->r[i];
 
 		if (ranges_overlap(o->gpa, o->size, r->gpa, r->size) ||
-		    ranges_overlap(o->uaddr, o->size, r->uaddr, r->size))
-			return true;
+		    ranges_overlap(o->uaddr, o->size, r->uaddr, r->size)) {
+			*why = "overlaps another";
+			return -EINVAL;
+		}
+		/* no wrap: at most HV_VHOST_MAX_MEM_SLOTS terms, each at most the limit */
+		total += o->map_len;
 	}
-	return false;
+	if (total > HV_MEM_MAX_BYTES) {
+		*why = "guest memory over the limit";
+		return -E2BIG;
+	}
+	return 0;
 }
 
 void

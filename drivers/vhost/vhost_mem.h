@@ -11,12 +11,20 @@
 
 #include "vhost_proto.h"
 
+/*
+ * Most bytes one port may map for its guest memory, summed over its regions.
+ * Regions are backed by files the frontend chooses, which may be sparse: without
+ * a cap a hostile frontend could use up the switch's 128 TiB of address space
+ * and starve every other port. 1 TiB is far above any guest a switch serves.
+ */
+#define HV_MEM_MAX_BYTES (UINT64_C(1) << 40)
+
 struct hv_mem_region {
 	uint64_t gpa;   /* guest-physical start */
 	uint64_t size;  /* bytes */
 	uint64_t uaddr; /* the frontend's virtual address of gpa */
 	uint8_t *hva;   /* our address of gpa */
-	void *map_base; /* what mmap() returned */
+	void *map_base; /* what mmap() returned: the region widened to whole file blocks */
 	size_t map_len;
 };
 
@@ -35,8 +43,12 @@ int hv_mem_region_map(const struct vhost_memory_region *desc, int fd,
 /* Unmap one region. */
 void hv_mem_region_unmap(struct hv_mem_region *r);
 
-/* Whether a region overlaps (in guest-physical or frontend space) one of @m's. */
-bool hv_mem_overlaps(const struct hv_mem *m, const struct hv_mem_region *r);
+/*
+ * Whether @r may join @m: 0, or a negative errno with *why set when it overlaps
+ * (in guest-physical or frontend space) one of @m's regions, or would take @m's
+ * mapped bytes over HV_MEM_MAX_BYTES.
+ */
+int hv_mem_admit(const struct hv_mem *m, const struct hv_mem_region *r, const char **why);
 
 /* Unmap every region. */
 void hv_mem_clear(struct hv_mem *m);

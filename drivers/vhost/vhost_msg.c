@@ -207,11 +207,12 @@ map_region(struct hv_vhost_port *port, const struct vhost_memory_region *desc, i
 			  " refused: %s", desc->guest_phys_addr, desc->memory_size, why);
 		return rc;
 	}
-	if (hv_mem_overlaps(into, &r)) {
+	rc = hv_mem_admit(into, &r, &why);
+	if (rc != 0) {
 		VHOST_LOG(ERR, port, "memory region gpa 0x%" PRIx64 " size 0x%" PRIx64
-			  " refused: overlaps another", r.gpa, r.size);
+			  " refused: %s", r.gpa, r.size, why);
 		hv_mem_region_unmap(&r);
-		return -EINVAL;
+		return rc;
 	}
 	into->r[into->n++] = r;
 	return 0;
@@ -337,6 +338,8 @@ vring_fd_take(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx, int *out)
 	}
 	*out = ctx->fds[0];
 	ctx->fds[0] = -1;
+	/* neither our reads of a kick nor our writes of a call may wait */
+	vhost_fd_nonblock(*out);
 	return 0;
 }
 

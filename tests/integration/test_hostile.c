@@ -6,9 +6,12 @@
  * virtio-user) still exchanges frames.
  */
 #include <check.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -599,6 +602,163 @@ START_TEST(kicks_counted)
 }
 END_TEST
 
+/*
+ * The suite runs without fork (one EAL): a test that would block for good
+ * fails the run after GUARD_S seconds instead of holding it to meson's timeout.
+ */
+#define GUARD_S 10
+
+struct guard {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool done;
+	const char *what;
+};
+
+static void *
+guard_main(void *arg)
+{
+	struct guard *g = arg;
+	struct timespec until;
+	bool done;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += GUARD_S;
+	pthread_mutex_lock(&g->lock);
+	while (!g->done && pthread_cond_timedwait(&g->cond, &g->lock, &until) == 0)
+		;
+	done = g->done;
+	pthread_mutex_unlock(&g->lock);
+	if (!done) {
+		fprintf(stderr, "FAIL %s: still blocked after %d s\n", g->what, GUARD_S);
+		_exit(1);
+	}
+	return NULL;
+}
+
+static void
+guard_start(struct guard *g, const char *what)
+{
+	*g = (struct guard){.what = what};
+	pthread_mutex_init(&g->lock, NULL);
+	pthread_cond_init(&g->cond, NULL);
+	ck_assert_int_eq(pthread_create(&g->thread, NULL, guard_main, g), 0);
+}
+
+static void
+guard_stop(struct guard *g)
+{
+	pthread_mutex_lock(&g->lock);
+	g->done = true;
+	pthread_cond_signal(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+	pthread_join(g->thread, NULL);
+	pthread_cond_destroy(&g->cond);
+	pthread_mutex_destroy(&g->lock);
+}
+
+/*
+ * After a blocked callfd write: the frontend is dropped, a new one is refused
+ * for a while (each try would cost the polling thread again), then taken.
+ */
+static void
+assert_blocker_dropped(void)
+{
+	uint64_t closed_at, late, end;
+
+	ck_assert(raw_fe_closed(&fe, TIMEOUT_MS));
+	closed_at = peer_now_ms();
+	raw_fe_close(&fe);
+	assert_bystander_ok();
+	ck_assert_int_eq(raw_fe_connect(&fe, bad_path), 0);
+	late = peer_now_ms() - closed_at;
+	/* refused, unless this machine took the whole hold-off to get here */
+	ck_assert(raw_fe_closed(&fe, TIMEOUT_MS) || late >= 1000);
+	raw_fe_close(&fe);
+	end = peer_now_ms() + 1000 + TIMEOUT_MS;
+	for (;;) {
+		ck_assert_int_eq(raw_fe_connect(&fe, bad_path), 0);
+		if (!raw_fe_closed(&fe, 100))
+			break;
+		raw_fe_close(&fe);
+		ck_assert_uint_lt(peer_now_ms(), end);
+	}
+	setup_rings();
+	deliver_one(0);
+	ck_assert_uint_eq(calls(0), 1);
+}
+
+/*
+ * A frontend that fills its call eventfd and puts it back in blocking mode
+ * would hold the polling thread in its write forever, and with it every
+ * port that thread serves: the control thread cuts the write short, the ring
+ * stops, and the burst returns.
+ */
+START_TEST(irq_call_blocked_write_cut_short)
+{
+	uint64_t full = UINT64_C(0xfffffffffffffffe), t0;
+	struct guard g;
+	int flags;
+
+	setup_rings();
+	/* we made it non-blocking when we took it ... */
+	flags = fcntl(fe.call[0], F_GETFL);
+	ck_assert(flags >= 0 && (flags & O_NONBLOCK));
+	/* ... and the frontend, who shares it, undoes that */
+	ck_assert_int_eq(write(fe.call[0], &full, sizeof(full)), (int)sizeof(full));
+	ck_assert_int_eq(fcntl(fe.call[0], F_SETFL, flags & ~O_NONBLOCK), 0);
+	t0 = peer_now_ms();
+	guard_start(&g, "callfd write");
+	deliver_one(0); /* blocks in the callfd write until the control thread's tick */
+	guard_stop(&g);
+	ck_assert_uint_lt(peer_now_ms() - t0, TIMEOUT_MS);
+	ck_assert_uint_eq(stats(0).drops[HV_VHOST_DROP_CALL_BLOCKED], 1);
+	ck_assert_uint_eq(stats(0).stops, 1);
+	ck_assert_uint_eq(stats(0).irqs_sent, 0);
+	ck_assert(!hv_vhost_queue_ready(bad, 0));
+	assert_bystander_ok();
+	assert_blocker_dropped();
+}
+END_TEST
+
+/* The same full eventfd left non-blocking: the write fails at once. */
+START_TEST(irq_call_full)
+{
+	uint64_t full = UINT64_C(0xfffffffffffffffe);
+	struct guard g;
+
+	setup_rings();
+	ck_assert_int_eq(write(fe.call[0], &full, sizeof(full)), (int)sizeof(full));
+	guard_start(&g, "callfd write");
+	deliver_one(0);
+	guard_stop(&g);
+	ck_assert_uint_eq(stats(0).drops[HV_VHOST_DROP_CALL_BLOCKED], 1);
+	ck_assert_uint_eq(stats(0).irqs_sent, 0);
+	ck_assert(!hv_vhost_queue_ready(bad, 0));
+	assert_bystander_ok();
+	assert_blocker_dropped();
+}
+END_TEST
+
+/* Reading a kick eventfd the frontend emptied first, in blocking mode, returns. */
+START_TEST(kick_read_never_waits)
+{
+	uint64_t three = 3;
+	int fd = eventfd(0, EFD_CLOEXEC);
+	struct guard g;
+
+	ck_assert_int_ge(fd, 0);
+	guard_start(&g, "kick read");
+	ck_assert_uint_eq(hv_vhost_kick_read(fd), 0);
+	guard_stop(&g);
+	ck_assert_int_eq(write(fd, &three, sizeof(three)), (int)sizeof(three));
+	ck_assert_uint_eq(hv_vhost_kick_read(fd), 3);
+	ck_assert_uint_eq(hv_vhost_kick_read(fd), 0);
+	close(fd);
+}
+END_TEST
+
 /* ---- the vhost-user socket ---- */
 
 static void
@@ -721,6 +881,28 @@ START_TEST(msg_stalled_half_way)
 }
 END_TEST
 
+/*
+ * More messages at once than the control thread handles per turn: each is
+ * answered all the same (the rest wait for the next turn, not forever).
+ */
+START_TEST(msg_flood_all_answered)
+{
+	struct vhost_user_msg reply;
+	enum { FLOOD = 200 };
+
+	for (int i = 0; i < FLOOD; i++)
+		ck_assert_int_eq(raw_fe_send(&fe, VHOST_USER_GET_FEATURES, VHOST_USER_VERSION,
+					     NULL, 0, NULL, 0),
+				 0);
+	for (int i = 0; i < FLOOD; i++) {
+		ck_assert_int_eq(raw_fe_recv(&fe, &reply, TIMEOUT_MS), 0);
+		ck_assert_uint_eq(reply.hdr.request, VHOST_USER_GET_FEATURES);
+	}
+	ck_assert(!raw_fe_closed(&fe, 100));
+	assert_bystander_ok();
+}
+END_TEST
+
 START_TEST(msg_unknown_request_nacked)
 {
 	struct vhost_user_msg reply;
@@ -753,6 +935,9 @@ suite(void)
 	tcase_add_test(irq, irq_no_interrupt_flag);
 	tcase_add_test(irq, irq_event_idx);
 	tcase_add_test(irq, kicks_counted);
+	tcase_add_test(irq, irq_call_blocked_write_cut_short);
+	tcase_add_test(irq, irq_call_full);
+	tcase_add_test(irq, kick_read_never_waits);
 	suite_add_tcase(s, irq);
 	tcase_set_timeout(ring, 60);
 	tcase_set_timeout(sock, 60);
@@ -790,6 +975,7 @@ suite(void)
 	tcase_add_test(sock, msg_regions_overlap);
 	tcase_add_test(sock, msg_stalled_half_way);
 	tcase_add_test(sock, msg_unknown_request_nacked);
+	tcase_add_test(sock, msg_flood_all_answered);
 	suite_add_tcase(s, ring);
 	suite_add_tcase(s, sock);
 	return s;

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of the guest memory helpers: hv_mem_gpa() (clipping, the hint
- * cache), hv_mem_uva() bounds, and the region check of hv_mem_region_map().
+ * cache), hv_mem_uva() bounds, and the region check of hv_mem_region_map():
+ * that it maps the region alone (not the file from offset 0) and keeps to
+ * HV_MEM_MAX_BYTES.
  * Same guest layout as test_vring.c:
  *   region 0: 0x10000..0x18000 -> buf + 0x00000
  *   region 1: 0x18000..0x20000 -> buf + 0x10000 (GPA-adjacent to 0, not in host)
@@ -9,11 +11,16 @@
  *   region 2: 0x40000..0x50000 -> buf + 0x20000
  */
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <rte_common.h>
 
 #include "vhost_mem.h"
 
@@ -136,6 +143,189 @@ START_TEST(mem_map_refuses_top_region)
 }
 END_TEST
 
+/* A memfd of @size bytes: sparse, so even a TiB costs no memory. */
+static int
+sparse_memfd(uint64_t size, unsigned int flags)
+{
+	int fd = memfd_create("test_mem", MFD_CLOEXEC | flags);
+
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, (off_t)size) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static uint64_t
+blksize(int fd)
+{
+	struct stat st;
+
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	return (uint64_t)st.st_blksize;
+}
+
+/* Whether [p, p + len) is wholly unmapped (mincore() fails with ENOMEM on a hole). */
+static bool
+unmapped(void *p, size_t len)
+{
+	unsigned char vec[64];
+
+	for (size_t off = 0; off < len; off += 4096)
+		if (mincore((uint8_t *)p + off, 4096, vec) == 0 || errno != ENOMEM)
+			return false;
+	return true;
+}
+
+/*
+ * A region far into a sparse file: only the region is mapped, not the prefix
+ * (which once cost the switch mmap_offset bytes of address space per region).
+ */
+START_TEST(mem_map_region_only)
+{
+	const uint64_t off = HV_MEM_MAX_BYTES, size = 0x2000;
+	struct vhost_memory_region d = {.guest_phys_addr = 0x100000, .memory_size = size,
+					.userspace_addr = 0x7000000, .mmap_offset = off};
+	struct hv_mem m = {.n = 1};
+	const char *why = NULL;
+	uint64_t len = size, blk, want;
+	uint32_t h = 0;
+	uint8_t *p, b;
+	int fd = sparse_memfd(off + size, 0);
+
+	ck_assert_int_ge(fd, 0);
+	blk = blksize(fd);
+	want = RTE_ALIGN_CEIL(size, blk);
+	ck_assert_int_eq(hv_mem_region_map(&d, dup(fd), &m.r[0], &why), 0);
+	ck_assert_uint_le(m.r[0].map_len, want);
+	p = hv_mem_gpa(&m, &h, d.guest_phys_addr, &len);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(len, size);
+	ck_assert_ptr_eq(hv_mem_uva(&m, d.userspace_addr, size), p);
+	/* the frontend's bytes at mmap_offset are ours at gpa, both ways */
+	ck_assert_int_eq(pwrite(fd, "front", 5, (off_t)off), 5);
+	ck_assert_mem_eq(p, "front", 5);
+	p[size - 1] = 0xa5;
+	ck_assert_int_eq(pread(fd, &b, 1, (off_t)(off + size - 1)), 1);
+	ck_assert_uint_eq(b, 0xa5);
+	hv_mem_region_unmap(&m.r[0]);
+	close(fd);
+}
+END_TEST
+
+/*
+ * A region at @off of @fd (a file of @file_size bytes): mapped no wider than its
+ * file blocks, translated right at its first and last byte, unmapped whole.
+ */
+static void
+check_offset_region(int fd, uint64_t file_size, uint64_t off, uint64_t size)
+{
+	const uint64_t gpa = 0x40000000, ua = 0x7f0000000000;
+	struct vhost_memory_region d = {.guest_phys_addr = gpa, .memory_size = size,
+					.userspace_addr = ua, .mmap_offset = off};
+	struct hv_mem m = {.n = 1};
+	const char *why = NULL;
+	const uint64_t blk = blksize(fd), delta = off - RTE_ALIGN_FLOOR(off, blk);
+	const uint64_t want = RTE_ALIGN_CEIL(delta + size, blk);
+	uint64_t len = 1;
+	uint32_t h = 0;
+	uint8_t *front, *first, *last;
+	void *base;
+	size_t map_len;
+
+	/* the frontend's view of the whole file */
+	front = mmap(NULL, file_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ck_assert_ptr_ne(front, MAP_FAILED);
+	ck_assert_int_eq(hv_mem_region_map(&d, dup(fd), &m.r[0], &why), 0);
+	ck_assert_uint_le(m.r[0].map_len, want);
+	first = hv_mem_gpa(&m, &h, gpa, &len);
+	len = 2;
+	last = hv_mem_gpa(&m, &h, gpa + size - 1, &len);
+	ck_assert_ptr_nonnull(first);
+	ck_assert_ptr_eq(last, first + size - 1);
+	ck_assert_uint_eq(len, 1);
+	ck_assert_ptr_eq(hv_mem_uva(&m, ua, size), first);
+	ck_assert_ptr_eq(hv_mem_uva(&m, ua + size - 1, 1), last);
+	front[off] = 0x11;
+	front[off + size - 1] = 0x22;
+	ck_assert_uint_eq(*first, 0x11);
+	ck_assert_uint_eq(*last, 0x22);
+	*first = 0x33;
+	*last = 0x44;
+	ck_assert_uint_eq(front[off], 0x33);
+	ck_assert_uint_eq(front[off + size - 1], 0x44);
+	/* the mapping starts at the block: what precedes the region in it is the file's */
+	if (delta != 0) {
+		front[off - 1] = 0x55;
+		ck_assert_uint_eq(first[-1], 0x55);
+	}
+	base = m.r[0].map_base;
+	map_len = m.r[0].map_len;
+	hv_mem_region_unmap(&m.r[0]);
+	ck_assert(unmapped(base, map_len));
+	munmap(front, file_size);
+}
+
+/* A region at a non-zero offset, not at the file's start nor its end. */
+START_TEST(mem_map_offset_first_last)
+{
+	int fd = sparse_memfd(0x10000, 0);
+
+	ck_assert_int_ge(fd, 0);
+	check_offset_region(fd, 0x10000, 0x5000, 0x3000);
+	close(fd);
+}
+END_TEST
+
+/*
+ * hugetlbfs (blocks of 2 MiB): the mapping must start at a huge page, so an
+ * offset inside one is rounded down and the translation skips the difference.
+ * Skipped where no huge page is free.
+ */
+START_TEST(mem_map_offset_hugetlb)
+{
+	const uint64_t hp = 2u << 20;
+	int fd = sparse_memfd(2 * hp, MFD_HUGETLB);
+	void *probe;
+
+	if (fd < 0) {
+		fprintf(stderr, "mem_map_offset_hugetlb: no hugetlbfs memfd here, not run\n");
+		return;
+	}
+	probe = mmap(NULL, 2 * hp, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (probe == MAP_FAILED) {
+		fprintf(stderr, "mem_map_offset_hugetlb: no two free 2 MiB pages, not run\n");
+		close(fd);
+		return;
+	}
+	munmap(probe, 2 * hp);
+	ck_assert_uint_eq(blksize(fd), hp);
+	check_offset_region(fd, 2 * hp, hp + 0x3000, 0x2000);
+	close(fd);
+}
+END_TEST
+
+/* One region over HV_MEM_MAX_BYTES is refused before it is mapped; one at it is not. */
+START_TEST(mem_map_refuses_over_limit)
+{
+	struct vhost_memory_region d = {.guest_phys_addr = 0, .memory_size = HV_MEM_MAX_BYTES + 4096,
+					.userspace_addr = 0x10000};
+	struct hv_mem_region r;
+	const char *why = NULL;
+	int fd = sparse_memfd(HV_MEM_MAX_BYTES + 4096, 0);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_lt(hv_mem_region_map(&d, dup(fd), &r, &why), 0);
+	ck_assert_str_eq(why, "guest memory over the limit");
+	d.memory_size = HV_MEM_MAX_BYTES;
+	ck_assert_int_eq(hv_mem_region_map(&d, fd, &r, &why), 0);
+	ck_assert_uint_eq(r.map_len, HV_MEM_MAX_BYTES);
+	hv_mem_region_unmap(&r);
+}
+END_TEST
+
 static Suite *
 mem_suite(void)
 {
@@ -147,6 +337,13 @@ mem_suite(void)
 	tcase_add_test(tc, mem_gpa_clip_and_hint);
 	tcase_add_test(tc, mem_uva_bounds);
 	tcase_add_test(tc, mem_map_refuses_top_region);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("map");
+	tcase_add_test(tc, mem_map_region_only);
+	tcase_add_test(tc, mem_map_offset_first_last);
+	tcase_add_test(tc, mem_map_offset_hugetlb);
+	tcase_add_test(tc, mem_map_refuses_over_limit);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -5,6 +5,9 @@
  */
 #include <check.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "msg_util.h"
@@ -167,6 +170,69 @@ START_TEST(vring_fds)
 }
 END_TEST
 
+/* Kick and call fds come in the frontend's mode; we never wait on them. */
+START_TEST(vring_fds_made_nonblocking)
+{
+	int k = eventfd(0, EFD_CLOEXEC), c = eventfd(0, EFD_CLOEXEC);
+
+	ck_assert_int_ge(k, 0);
+	ck_assert_int_ge(c, 0);
+	ck_assert_int_eq(send_vring_fd(VHOST_USER_SET_VRING_KICK, 1, dup(k)), 0);
+	ck_assert_int_eq(send_vring_fd(VHOST_USER_SET_VRING_CALL, 0, dup(c)), 0);
+	/* the same file description as the frontend's */
+	ck_assert(fcntl(k, F_GETFL) & O_NONBLOCK);
+	ck_assert(fcntl(c, F_GETFL) & O_NONBLOCK);
+	close(k);
+	close(c);
+}
+END_TEST
+
+/* The end of a burst, as a polling thread does it: publish, then interrupt. */
+static void *
+burst_end(void *arg)
+{
+	struct hv_vring *vr = arg;
+
+	if (vring_enter(vr)) {
+		vring_used_done(port, vr, 1);
+		vring_leave(vr);
+	}
+	return NULL;
+}
+
+/*
+ * A pause waits for the polling thread to leave the ring, holding the control
+ * lock: if that thread is stuck in a callfd write the frontend blocked, the
+ * pause itself cuts the write short (a hang here fails by Check's timeout).
+ */
+START_TEST(pause_cuts_blocked_call_write)
+{
+	uint64_t full = UINT64_C(0xfffffffffffffffe);
+	int mfd, c = eventfd(0, EFD_CLOEXEC);
+	struct hv_vring *vr = &port->vr[0];
+	pthread_t t;
+
+	ck_assert_int_ge(c, 0);
+	ck_assert_int_eq(vhost_call_signal_setup(), 0);
+	ring_setup(&mfd);
+	ck_assert_int_eq(send_state(VHOST_USER_SET_VRING_ENABLE, 0, 1), 0);
+	ck_assert_int_eq(send_vring_fd(VHOST_USER_SET_VRING_CALL, 0, dup(c)), 0);
+	ck_assert_uint_eq(vr->ready, 1);
+	ck_assert_int_eq(write(c, &full, sizeof(full)), (int)sizeof(full));
+	ck_assert_int_eq(fcntl(c, F_SETFL, fcntl(c, F_GETFL) & ~O_NONBLOCK), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, burst_end, vr), 0);
+	while (__atomic_load_n(&vr->call_since, __ATOMIC_ACQUIRE) == 0 &&
+	       __atomic_load_n(&vr->stats.irqs_sent, __ATOMIC_RELAXED) == 0)
+		sched_yield();
+	ck_assert_int_eq(send_state(VHOST_USER_SET_VRING_ENABLE, 0, 0), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_uint_eq(vr->stats.drops[HV_VHOST_DROP_CALL_BLOCKED], 1);
+	ck_assert_uint_eq(vr->stats.irqs_sent, 0);
+	close(c);
+	close(mfd);
+}
+END_TEST
+
 START_TEST(reply_ack)
 {
 	struct vhost_user_msg m;
@@ -248,6 +314,8 @@ msg_suite(void)
 	tcase_add_test(tc, vring_num);
 	tcase_add_test(tc, vring_addr_and_base);
 	tcase_add_test(tc, vring_fds);
+	tcase_add_test(tc, vring_fds_made_nonblocking);
+	tcase_add_test(tc, pause_cuts_blocked_call_write);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -110,6 +110,76 @@ START_TEST(mem_reg_slots_full)
 }
 END_TEST
 
+/* Host address of @gpa in the port's table, NULL when in none. */
+static uint8_t *
+port_gpa(uint64_t gpa)
+{
+	uint64_t len = 1;
+	uint32_t h = 0;
+
+	return hv_mem_gpa(&port->mem, &h, gpa, &len);
+}
+
+/* A table over HV_MEM_MAX_BYTES in sum (each region under it) is refused whole. */
+START_TEST(mem_table_over_limit)
+{
+	const uint64_t half = HV_MEM_MAX_BYTES / 2;
+	struct vhost_memory_region r[2] = {
+		region(0, half + 4096, MEM_UA),
+		region(HV_MEM_MAX_BYTES, half + 4096, MEM_UA + HV_MEM_MAX_BYTES),
+	};
+	struct vhost_memory_region small = region(MEM_GPA, MEM_SIZE, MEM_UA);
+	uint8_t *p;
+
+	ck_assert_int_eq(send_mem_table(&small, 1, 1, MEM_SIZE), 0);
+	p = port_gpa(MEM_GPA + MEM_SIZE - 1);
+	ck_assert_ptr_nonnull(p);
+	*p = 0x5a;
+	ck_assert_int_eq(send_mem_table(r, 2, 2, half + 4096), -1);
+	/* the previous table is still there, and still mapped */
+	ck_assert_uint_eq(port->mem.n, 1);
+	ck_assert_uint_eq(port->mem.r[0].gpa, MEM_GPA);
+	ck_assert_ptr_eq(port_gpa(MEM_GPA + MEM_SIZE - 1), p);
+	ck_assert_uint_eq(*p, 0x5a);
+	/* at the limit exactly: accepted */
+	r[0].memory_size = r[1].memory_size = half;
+	ck_assert_int_eq(send_mem_table(r, 2, 2, half), 0);
+	ck_assert_uint_eq(port->mem.n, 2);
+}
+END_TEST
+
+/* ADD_MEM_REG past HV_MEM_MAX_BYTES is refused; the regions already there stay usable. */
+START_TEST(mem_reg_add_over_limit)
+{
+	struct vhost_memory_region a = region(MEM_GPA, MEM_SIZE, MEM_UA);
+	struct vhost_memory_region b = region(1ull << 32, HV_MEM_MAX_BYTES - MEM_SIZE, 1ull << 32);
+	struct vhost_memory_region c = region(0, 4096, 0x1000);
+	int afd = memfd(MEM_SIZE), fd;
+	uint8_t *p, v;
+
+	ck_assert_int_eq(send_mem_reg(VHOST_USER_ADD_MEM_REG, a, dup(afd)), 0);
+	/* up to the limit exactly */
+	ck_assert_int_eq(send_mem_reg(VHOST_USER_ADD_MEM_REG, b, memfd(b.memory_size)), 0);
+	ck_assert_uint_eq(port->mem.n, 2);
+	fd = memfd(4096);
+	ck_assert_int_eq(send_mem_reg(VHOST_USER_ADD_MEM_REG, c, fd), -1);
+	ck_assert(fd_closed(fd));
+	ck_assert_uint_eq(port->mem.n, 2);
+	ck_assert_ptr_null(port_gpa(0));
+	/* region a still maps the frontend's file */
+	p = port_gpa(MEM_GPA + 0x100);
+	ck_assert_ptr_nonnull(p);
+	*p = 0x77;
+	ck_assert_int_eq(pread(afd, &v, 1, 0x100), 1);
+	ck_assert_uint_eq(v, 0x77);
+	/* room again once b is gone */
+	ck_assert_int_eq(send_mem_reg(VHOST_USER_REM_MEM_REG, b, -1), 0);
+	ck_assert_int_eq(send_mem_reg(VHOST_USER_ADD_MEM_REG, c, memfd(4096)), 0);
+	ck_assert_uint_eq(port->mem.n, 2);
+	close(afd);
+}
+END_TEST
+
 /* ---- a whole ring ---- */
 
 START_TEST(ring_happy_path)
@@ -215,6 +285,8 @@ msg_suite(void)
 	tcase_add_test(tc, mem_table_bad_fd);
 	tcase_add_test(tc, mem_reg_add_rem);
 	tcase_add_test(tc, mem_reg_slots_full);
+	tcase_add_test(tc, mem_table_over_limit);
+	tcase_add_test(tc, mem_reg_add_over_limit);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("ring");
