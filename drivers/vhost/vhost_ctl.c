@@ -26,10 +26,14 @@
 
 #include "vhost_internal.h"
 
-#define HV_VHOST_MAX_PORTS 1024
 #define RETRY_MIN_MS 50
 #define RETRY_MAX_MS 1000
 #define CTL_TICK_MS 100
+/*
+ * How often the control thread looks for a callfd write that a frontend
+ * blocked (memory reads only): the most such a write holds a polling thread.
+ */
+#define CTL_CALL_CHECK_MS 10
 /* Messages of one frontend handled per wakeup, before the other ports' events. */
 #define CTL_MSG_BUDGET 32
 
@@ -129,6 +133,20 @@ conn_attach(struct hv_vhost_port *port, int fd)
 	VHOST_LOG(INFO, port, "frontend connected on %s", port->path);
 }
 
+/*
+ * A frontend that blocked a callfd write is gone: take no other for a while,
+ * since each time costs the polling thread, and the ports it serves.
+ */
+static void
+conn_hold_off_if_blocked(struct hv_vhost_port *port)
+{
+	if (!__atomic_exchange_n(&vhost_call_blocked[port->slot], false, __ATOMIC_ACQ_REL))
+		return;
+	port->refuse_until_ms = now_ms() + HV_VHOST_CALL_BLOCKED_HOLDOFF_MS;
+	if (port->mode == HV_VHOST_CLIENT)
+		port->retry_at_ms = RTE_MAX(port->retry_at_ms, port->refuse_until_ms);
+}
+
 static void
 conn_close(struct hv_vhost_port *port, const char *why)
 {
@@ -144,6 +162,8 @@ conn_close(struct hv_vhost_port *port, const char *why)
 	vhost_dev_reset(port);
 	if (port->mode == HV_VHOST_CLIENT)
 		port->retry_at_ms = now_ms() + port->retry_delay_ms;
+	/* the rings are left: whether this frontend blocked a callfd write is final */
+	conn_hold_off_if_blocked(port);
 }
 
 static void
@@ -309,20 +329,6 @@ conn_readable(struct hv_vhost_port *port)
 	}
 }
 
-/*
- * A frontend that made a callfd write block (its ring is stopped already)
- * loses its connection, and the port takes no frontend for a while: each
- * time costs the polling thread, and every port it serves, a few ms.
- */
-static void
-conn_drop_blocker(struct hv_vhost_port *port, uint64_t now)
-{
-	port->refuse_until_ms = now + HV_VHOST_CALL_BLOCKED_HOLDOFF_MS;
-	conn_close(port, "it blocked an interrupt (callfd) write");
-	if (port->mode == HV_VHOST_CLIENT)
-		port->retry_at_ms = RTE_MAX(port->retry_at_ms, port->refuse_until_ms);
-}
-
 /* ---- the thread ---- */
 
 static void
@@ -346,6 +352,33 @@ ctl_event(uint64_t tag)
 		conn_readable(port);
 }
 
+/*
+ * Cut short the callfd writes frontends blocked, and drop those frontends
+ * (their rings are stopped already): each time costs the polling thread, and
+ * every port it serves, until the next look. Without the control lock but
+ * to drop one: the polling threads take it to sleep on kicks.
+ */
+static void
+ctl_check_calls(void)
+{
+	uint32_t slots = __atomic_load_n(&vhost_call_slots, __ATOMIC_ACQUIRE);
+
+	vhost_call_rescue_all();
+	for (uint32_t s = 0; s < slots; s++) {
+		struct hv_vhost_port *port;
+
+		if (!__atomic_load_n(&vhost_call_blocked[s], __ATOMIC_ACQUIRE))
+			continue;
+		pthread_mutex_lock(&ctl.lock);
+		port = ctl.ports[s];
+		if (port != NULL && port->connected)
+			conn_close(port, "it blocked an interrupt (callfd) write");
+		else if (port != NULL)
+			conn_hold_off_if_blocked(port);
+		pthread_mutex_unlock(&ctl.lock);
+	}
+}
+
 static void
 ctl_tick(void)
 {
@@ -357,10 +390,6 @@ ctl_tick(void)
 		if (port == NULL)
 			continue;
 		vhost_dev_drain_kicks(port);
-		for (unsigned int v = 0; v < HV_VHOST_MAX_VRINGS; v++)
-			vring_call_rescue(&port->vr[v]);
-		if (__atomic_exchange_n(&port->call_blocked, false, __ATOMIC_ACQ_REL))
-			conn_drop_blocker(port, now);
 		if (port->mode == HV_VHOST_CLIENT && !port->connected && now >= port->retry_at_ms)
 			client_try_connect(port);
 	}
@@ -370,15 +399,22 @@ static void *
 ctl_thread(void *arg)
 {
 	struct epoll_event evs[16];
+	uint64_t next_tick = 0;
 
 	RTE_SET_USED(arg);
 	while (__atomic_load_n(&ctl.running, __ATOMIC_ACQUIRE)) {
-		int n = epoll_wait(ctl.epfd, evs, RTE_DIM(evs), CTL_TICK_MS);
+		int n = epoll_wait(ctl.epfd, evs, RTE_DIM(evs), CTL_CALL_CHECK_MS);
+		uint64_t now;
 
+		ctl_check_calls();
+		now = now_ms();
+		if (n <= 0 && now < next_tick)
+			continue;
 		pthread_mutex_lock(&ctl.lock);
 		for (int i = 0; i < n; i++)
 			ctl_event(evs[i].data.u64);
 		ctl_tick();
+		next_tick = now + CTL_TICK_MS;
 		pthread_mutex_unlock(&ctl.lock);
 	}
 	return NULL;
@@ -564,6 +600,11 @@ hv_vhost_port_create(const struct hv_vhost_port_conf *conf)
 	}
 	port->slot = slot;
 	ctl.gen[slot]++;
+	/* a frontend of the slot's last port may have blocked a write: not this one's */
+	__atomic_store_n(&vhost_call_blocked[slot], false, __ATOMIC_RELAXED);
+	vhost_dev_watch_calls(port);
+	if ((uint32_t)slot >= vhost_call_slots)
+		__atomic_store_n(&vhost_call_slots, (uint32_t)slot + 1, __ATOMIC_RELEASE);
 	if (port->mode == HV_VHOST_SERVER) {
 		rc = server_listen(port);
 		if (rc != 0)

@@ -73,10 +73,14 @@ vhost_call_signal_setup(void)
 	return sigaction(HV_VHOST_CALL_SIGNAL, &sa, NULL) == 0 ? 0 : -errno;
 }
 
+struct vhost_call_watch vhost_call_watch[HV_VHOST_MAX_PORTS][HV_VHOST_MAX_VRINGS];
+uint32_t vhost_call_slots;
+bool vhost_call_blocked[HV_VHOST_MAX_PORTS];
+
 void
-vring_call_rescue(struct hv_vring *vr)
+vhost_call_rescue(struct vhost_call_watch *w)
 {
-	uint64_t since = __atomic_load_n(&vr->call_since, __ATOMIC_ACQUIRE);
+	uint64_t since = __atomic_load_n(&w->since, __ATOMIC_ACQUIRE);
 
 	/*
 	 * A write that does not block never sees the signal (it is handled
@@ -84,7 +88,24 @@ vring_call_rescue(struct hv_vring *vr)
 	 */
 	if (since != 0 &&
 	    rte_rdtsc() - since > rte_get_tsc_hz() / 1000 * HV_VHOST_CALL_STUCK_MS)
-		pthread_kill(vr->call_thread, HV_VHOST_CALL_SIGNAL);
+		pthread_kill(__atomic_load_n(&w->thread, __ATOMIC_RELAXED), HV_VHOST_CALL_SIGNAL);
+}
+
+void
+vhost_call_rescue_all(void)
+{
+	uint32_t slots = __atomic_load_n(&vhost_call_slots, __ATOMIC_ACQUIRE);
+
+	for (uint32_t s = 0; s < slots && s < HV_VHOST_MAX_PORTS; s++)
+		for (unsigned int v = 0; v < HV_VHOST_MAX_VRINGS; v++)
+			vhost_call_rescue(&vhost_call_watch[s][v]);
+}
+
+void
+vhost_dev_watch_calls(struct hv_vhost_port *port)
+{
+	for (unsigned int i = 0; i < HV_VHOST_MAX_VRINGS; i++)
+		port->vr[i].call_watch = &vhost_call_watch[port->slot][i];
 }
 
 void
@@ -110,9 +131,12 @@ hv_vhost_kick_read(int fd)
 	 */
 	if (preadv2(fd, &iov, 1, -1, RWF_NOWAIT) == sizeof(count))
 		return count;
-	if (errno != EOPNOTSUPP && errno != EINVAL)
+	if (errno == EAGAIN)
 		return 0;
-	/* older kernels: the frontend can win the race above, if it tries */
+	/*
+	 * Kernels before 5.12, or a sandbox that refuses preadv2(): the frontend
+	 * can win the race above, if it tries.
+	 */
 	if (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN) &&
 	    read(fd, &count, sizeof(count)) == sizeof(count))
 		return count;
@@ -122,9 +146,23 @@ hv_vhost_kick_read(int fd)
 static void
 vring_wait_idle(struct hv_vring *vr)
 {
-	/* a burst that does not end is stuck in a callfd write the frontend blocked */
+	uint64_t ms = rte_get_tsc_hz() / 1000, next_look = rte_rdtsc() + ms;
+
+	/*
+	 * A burst that lasts is stuck in a callfd write a frontend blocked: on
+	 * this ring, or on another port's (a burst can keep this one entered
+	 * while it sends elsewhere). The control thread, which we may be, cannot
+	 * look for it meanwhile: look here, every millisecond.
+	 */
 	while (__atomic_load_n(&vr->busy, __ATOMIC_ACQUIRE)) {
-		vring_call_rescue(vr);
+		uint64_t now = rte_rdtsc();
+
+		if (now >= next_look) {
+			if (vr->call_watch != NULL) /* a ring of no port: tests */
+				vhost_call_rescue(vr->call_watch);
+			vhost_call_rescue_all();
+			next_look = now + ms;
+		}
 		rte_pause();
 	}
 	/* interrupts owed to the ring as it was are not to be delivered */
@@ -260,6 +298,7 @@ vhost_dev_init(struct hv_vhost_port *port)
 		vr->kickfd = vr->callfd = vr->errfd = -1;
 		vhost_borrow_init(vr);
 	}
+	vhost_dev_watch_calls(port);
 	vhost_dev_set_features(port, 0);
 	port->protocol_features = 0;
 	port->features_set = false;

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdalign.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/un.h>
@@ -36,6 +37,30 @@
 /* How long a port takes no frontend after one blocked a callfd write. */
 #define HV_VHOST_CALL_BLOCKED_HOLDOFF_MS 1000
 
+/* Ports at once: slots of the control thread's table. */
+#define HV_VHOST_MAX_PORTS 1024
+
+/*
+ * A callfd write in progress: one entry per ring of each port slot, in memory
+ * that outlives the ports, so that the control side can look at them without
+ * the control lock (every 10 ms, and from inside a pause that holds it). A
+ * line each: the polling threads of different rings write them.
+ */
+struct vhost_call_watch {
+	alignas(RTE_CACHE_LINE_SIZE) uint64_t since; /* TSC the write began, 0: none (atomic) */
+	pthread_t thread;                             /* the thread in it (atomic) */
+};
+extern struct vhost_call_watch vhost_call_watch[HV_VHOST_MAX_PORTS][HV_VHOST_MAX_VRINGS];
+/* Slots ever used, plus one (atomic): how far vhost_call_rescue_all() looks. */
+extern uint32_t vhost_call_slots;
+/*
+ * Per port slot: its frontend made a callfd write block (atomic). The data
+ * path sets it; the control thread drops the frontend and takes no other
+ * until refuse_until_ms, so that it cannot hold the polling thread again and
+ * again.
+ */
+extern bool vhost_call_blocked[HV_VHOST_MAX_PORTS];
+
 /* Largest ring we accept (the virtio spec's maximum for split rings). */
 #define HV_VRING_MAX_SIZE 32768
 
@@ -55,13 +80,7 @@ struct hv_vring {
 	bool signalled_used_valid;
 	bool broken; /* stopped for guest misbehaviour until the frontend resets it */
 	int callfd;
-	/*
-	 * TSC at which a callfd write began, 0 when none (atomic), and the
-	 * thread in it: a write the frontend made block is cut short by the
-	 * control side (vring_call_rescue()).
-	 */
-	uint64_t call_since;
-	pthread_t call_thread;
+	struct vhost_call_watch *call_watch; /* this ring's entry of vhost_call_watch */
 	uint32_t mem_hint;
 	bool held;             /* a burst borrowed: entered until hv_vhost_rx_done() */
 	uint16_t held_entries; /* used entries that burst wrote, published at done */
@@ -132,14 +151,7 @@ struct hv_vhost_port {
 	uint64_t connections;
 	uint64_t retry_at_ms;   /* client mode: next connect attempt */
 	uint32_t retry_delay_ms;
-	/*
-	 * Set by the data path when the frontend made a callfd write block
-	 * (atomic); the control thread then drops the frontend and takes no
-	 * other until refuse_until_ms, so that it cannot hold the polling
-	 * thread again and again.
-	 */
-	bool call_blocked;
-	uint64_t refuse_until_ms;
+	uint64_t refuse_until_ms; /* takes no frontend before: see vhost_call_blocked */
 	struct vhost_rxbuf rx;
 	struct hv_ratelimit ctl_rl;
 };
@@ -238,11 +250,15 @@ void vhost_dev_pause_all(struct hv_vhost_port *port);
 
 /*
  * Install the handler of HV_VHOST_CALL_SIGNAL, with which the control side
- * cuts short a callfd write that blocks (vring_call_rescue()).
+ * cuts short a callfd write that blocks (vhost_call_rescue()).
  */
 int vhost_call_signal_setup(void);
-/* Control side: interrupt a callfd write on @vr that has not returned for a while. */
-void vring_call_rescue(struct hv_vring *vr);
+/* Control side: interrupt a callfd write that has not returned for a while. */
+void vhost_call_rescue(struct vhost_call_watch *w);
+/* vhost_call_rescue() on every ring of every port slot in use; no lock needed. */
+void vhost_call_rescue_all(void);
+/* Point a port's rings at their vhost_call_watch entries (its slot is set). */
+void vhost_dev_watch_calls(struct hv_vhost_port *port);
 /* Put an eventfd the frontend gave us in non-blocking mode (it may undo it). */
 void vhost_fd_nonblock(int fd);
 

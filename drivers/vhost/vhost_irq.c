@@ -48,19 +48,20 @@ guest_wants_irq(const struct hv_vhost_port *port, struct hv_vring *vr)
 /*
  * Write the callfd. It blocks only if its count is full, which only the
  * frontend can make it (and then put it back in blocking mode): the control
- * side interrupts such a write (vring_call_rescue()), and it fails with
+ * side interrupts such a write (vhost_call_rescue()), and it fails with
  * EINTR, or with EAGAIN in non-blocking mode. Either way the ring stops.
  */
 static inline ssize_t
 call_write(struct hv_vring *vr)
 {
 	static const uint64_t one = 1;
+	struct vhost_call_watch *w = vr->call_watch;
 	ssize_t n;
 
-	vr->call_thread = pthread_self();
-	__atomic_store_n(&vr->call_since, rte_rdtsc() | 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&w->thread, pthread_self(), __ATOMIC_RELAXED);
+	__atomic_store_n(&w->since, rte_rdtsc() | 1, __ATOMIC_RELEASE);
 	n = write(vr->callfd, &one, sizeof(one));
-	__atomic_store_n(&vr->call_since, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&w->since, 0, __ATOMIC_RELEASE);
 	return n;
 }
 
@@ -79,7 +80,7 @@ vring_signal(struct hv_vhost_port *port, struct hv_vring *vr)
 	if (unlikely(n != sizeof(uint64_t))) {
 		if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
 			vring_break(port, vr, HV_VHOST_DROP_CALL_BLOCKED);
-			__atomic_store_n(&port->call_blocked, true, __ATOMIC_RELEASE);
+			__atomic_store_n(&vhost_call_blocked[port->slot], true, __ATOMIC_RELEASE);
 		}
 		return HV_VHOST_IRQ_GONE;
 	}

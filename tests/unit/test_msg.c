@@ -221,7 +221,7 @@ START_TEST(pause_cuts_blocked_call_write)
 	ck_assert_int_eq(write(c, &full, sizeof(full)), (int)sizeof(full));
 	ck_assert_int_eq(fcntl(c, F_SETFL, fcntl(c, F_GETFL) & ~O_NONBLOCK), 0);
 	ck_assert_int_eq(pthread_create(&t, NULL, burst_end, vr), 0);
-	while (__atomic_load_n(&vr->call_since, __ATOMIC_ACQUIRE) == 0 &&
+	while (__atomic_load_n(&vr->call_watch->since, __ATOMIC_ACQUIRE) == 0 &&
 	       __atomic_load_n(&vr->stats.irqs_sent, __ATOMIC_RELAXED) == 0)
 		sched_yield();
 	ck_assert_int_eq(send_state(VHOST_USER_SET_VRING_ENABLE, 0, 0), 0);
