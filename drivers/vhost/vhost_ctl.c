@@ -367,11 +367,18 @@ ctl_check_calls(void)
 	for (uint32_t s = 0; s < slots; s++) {
 		struct hv_vhost_port *port;
 
-		if (!__atomic_load_n(&vhost_call_blocked[s], __ATOMIC_ACQUIRE))
+		if (!__atomic_load_n(&vhost_call_blocked[s], __ATOMIC_ACQUIRE) &&
+		    !__atomic_load_n(&vhost_mem_lost[s], __ATOMIC_ACQUIRE))
 			continue;
 		pthread_mutex_lock(&ctl.lock);
 		port = ctl.ports[s];
-		if (port != NULL && port->connected)
+		if (__atomic_exchange_n(&vhost_mem_lost[s], false, __ATOMIC_ACQ_REL) &&
+		    port != NULL && port->connected) {
+			VHOST_LOG(ERR, port, "guest memory shrank under us: frontend dropped");
+			conn_close(port, "it shrank its guest memory");
+		}
+		if (port != NULL && port->connected &&
+		    __atomic_load_n(&vhost_call_blocked[s], __ATOMIC_ACQUIRE))
 			conn_close(port, "it blocked an interrupt (callfd) write");
 		else if (port != NULL)
 			conn_hold_off_if_blocked(port);
@@ -443,6 +450,8 @@ hv_vhost_init(void)
 	hv_vhost_vnet_hdr_offset = hv_offload_hdr_offset;
 	hv_vhost_vnet_hdr_flag = hv_offload_hdr_flag;
 	rc = vhost_call_signal_setup();
+	if (rc == 0)
+		rc = vhost_guard_setup();
 	if (rc != 0)
 		return rc;
 	if (vhost_asym_fence_setup() != 0)
@@ -602,6 +611,7 @@ hv_vhost_port_create(const struct hv_vhost_port_conf *conf)
 	ctl.gen[slot]++;
 	/* a frontend of the slot's last port may have blocked a write: not this one's */
 	__atomic_store_n(&vhost_call_blocked[slot], false, __ATOMIC_RELAXED);
+	__atomic_store_n(&vhost_mem_lost[slot], false, __ATOMIC_RELAXED);
 	vhost_dev_watch_calls(port);
 	if ((uint32_t)slot >= vhost_call_slots)
 		__atomic_store_n(&vhost_call_slots, (uint32_t)slot + 1, __ATOMIC_RELEASE);

@@ -60,6 +60,12 @@ extern uint32_t vhost_call_slots;
  * again.
  */
 extern bool vhost_call_blocked[HV_VHOST_MAX_PORTS];
+/*
+ * Per port slot: an access to its guest memory faulted because the frontend
+ * shrank the file behind it (atomic; vhost_guard.c). The control thread drops
+ * the frontend.
+ */
+extern bool vhost_mem_lost[HV_VHOST_MAX_PORTS];
 
 /* Largest ring we accept (the virtio spec's maximum for split rings). */
 #define HV_VRING_MAX_SIZE 32768

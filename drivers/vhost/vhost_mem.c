@@ -104,8 +104,10 @@ out:
 void
 hv_mem_region_unmap(struct hv_mem_region *r)
 {
-	if (r->map_base != NULL)
+	if (r->map_base != NULL) {
+		vhost_guard_del(r->map_base);
 		munmap(r->map_base, r->map_len);
+	}
 	memset(r, 0, sizeof(*r));
 }
 

@@ -54,6 +54,17 @@ int hv_mem_admit(const struct hv_mem *m, const struct hv_mem_region *r, const ch
 void hv_mem_clear(struct hv_mem *m);
 
 /*
+ * Guard a mapped region of the port in control-thread slot @slot: if its file
+ * shrinks and an access faults (SIGBUS), the region becomes anonymous memory
+ * and the port is flagged in vhost_mem_lost (vhost_guard.c). Unmapping a
+ * region (hv_mem_region_unmap()) ends its guard.
+ */
+void vhost_guard_add(const void *base, size_t len, uint32_t slot);
+void vhost_guard_del(const void *base);
+/* Install the SIGBUS handler (once; hv_vhost_init()). 0 or a negative errno. */
+int vhost_guard_setup(void);
+
+/*
  * Translate a guest-physical range. Returns the host address of @gpa and
  * clips *len to what is contiguous there (the caller walks on for the rest),
  * or NULL when @gpa lies in no region. *hint caches the last region hit.

@@ -214,6 +214,7 @@ map_region(struct hv_vhost_port *port, const struct vhost_memory_region *desc, i
 		hv_mem_region_unmap(&r);
 		return rc;
 	}
+	vhost_guard_add(r.map_base, r.map_len, (uint32_t)port->slot);
 	into->r[into->n++] = r;
 	return 0;
 }

@@ -34,15 +34,22 @@ assert_tx_breaks(uint64_t addr, uint32_t len, uint16_t flags, enum hv_vhost_drop
 	assert_bystander_ok();
 }
 
-START_TEST(good_frame_passes)
+/* A well-formed 100-byte frame on the guest's TX ring (vring 1), entry @i. */
+static void
+post_tx_frame(uint16_t i)
 {
 	uint64_t addr = raw_gpa(RAW_DATA_OFF);
 	uint32_t len = HDR + 100;
 	uint16_t flags = 0;
 
-	setup_rings();
 	raw_fe_frame(&fe, RAW_DATA_OFF, HDR, 100);
-	raw_fe_post(&fe, 1, 0, 1, &addr, &len, &flags);
+	raw_fe_post(&fe, 1, i, 1, &addr, &len, &flags);
+}
+
+START_TEST(good_frame_passes)
+{
+	setup_rings();
+	post_tx_frame(0);
 	ck_assert_uint_eq(poll_tx(), 1);
 	ck_assert_uint_eq(fe.used[1]->idx, 1);
 	ck_assert_uint_eq(stats(1).packets, 1);
@@ -895,6 +902,26 @@ START_TEST(msg_kick_not_eventfd)
 }
 END_TEST
 
+/*
+ * A frontend that shrinks the file behind its guest memory once we mapped it:
+ * our next access would raise SIGBUS and end the switch. The region turns
+ * into anonymous memory (the access reads zeros: no frame), the frontend is
+ * dropped, and the bystander goes on.
+ */
+START_TEST(mem_shrunk_under_us)
+{
+	setup_rings();
+	post_tx_frame(0);
+	ck_assert_int_eq(ftruncate(fe.memfd, 0), 0);
+	ck_assert_uint_eq(poll_tx(), 0);
+	ck_assert_uint_eq(stats(1).packets, 0);
+	assert_disconnected_then_usable();
+	/* and the new frontend's frames pass */
+	post_tx_frame(0);
+	ck_assert_uint_eq(poll_tx(), 1);
+}
+END_TEST
+
 START_TEST(msg_region_beyond_file)
 {
 	struct vhost_memory mem = {.nregions = 1};
@@ -1037,6 +1064,7 @@ suite(void)
 	tcase_add_test(sock, msg_too_many_fds);
 	tcase_add_test(sock, msg_kick_not_eventfd);
 	tcase_add_test(sock, msg_region_beyond_file);
+	tcase_add_test(sock, mem_shrunk_under_us);
 	tcase_add_test(sock, msg_regions_overlap);
 	tcase_add_test(sock, msg_stalled_half_way);
 	tcase_add_test(sock, msg_unknown_request_nacked);

@@ -12,16 +12,19 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <rte_common.h>
 
+#include "vhost_internal.h"
 #include "vhost_mem.h"
 
 #define BUF_SIZE 0x30000
@@ -326,6 +329,172 @@ START_TEST(mem_map_refuses_over_limit)
 }
 END_TEST
 
+/* ---- SIGBUS on guest memory whose file shrank (vhost_guard.c) ---- */
+
+static void
+prior_handler(int sig)
+{
+	(void)sig;
+	_exit(42);
+}
+
+/* In a child: a shared page of a memfd that then shrinks; touching it faults. */
+static volatile uint8_t *
+page_then_shrink(void)
+{
+	int fd = memfd_create("not_guest", MFD_CLOEXEC);
+	void *p;
+
+	if (fd < 0 || ftruncate(fd, 4096) != 0)
+		_exit(2);
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED || ftruncate(fd, 0) != 0)
+		_exit(3);
+	return p;
+}
+
+/* Runs @child in a process of its own; its wait status. */
+static int
+in_child(void (*child)(void))
+{
+	pid_t pid = fork();
+	int st = 0;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		child();
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	return st;
+}
+
+static void
+fault_with_prior_handler(void)
+{
+	struct sigaction sa = {.sa_handler = prior_handler};
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+	if (vhost_guard_setup() != 0)
+		_exit(1);
+	(void)page_then_shrink()[0];
+}
+
+static void
+fault_without_guard(void)
+{
+	(void)page_then_shrink()[0];
+}
+
+static void
+fault_with_default(void)
+{
+	if (vhost_guard_setup() != 0)
+		_exit(1);
+	(void)page_then_shrink()[0];
+}
+
+static void
+fault_in_guarded_region(void)
+{
+	struct vhost_memory_region d = {.guest_phys_addr = 0x100000, .memory_size = 0x2000,
+					.userspace_addr = 0x7000000};
+	struct hv_mem_region r;
+	const char *why = NULL;
+	int fd = memfd_create("guest", MFD_CLOEXEC);
+	volatile uint8_t *p;
+
+	if (fd < 0 || ftruncate(fd, 0x2000) != 0 || pwrite(fd, "x", 1, 0x1000) != 1)
+		_exit(2);
+	if (vhost_guard_setup() != 0 || hv_mem_region_map(&d, dup(fd), &r, &why) != 0)
+		_exit(1);
+	vhost_guard_add(r.map_base, r.map_len, 7);
+	p = r.hva;
+	if (p[0x1000] != 'x')
+		_exit(4);
+	if (ftruncate(fd, 0) != 0)
+		_exit(3);
+	/* faults, and reads the zeros that replaced the lost pages */
+	if (p[0x1000] != 0 || !vhost_mem_lost[7] || vhost_mem_lost[6])
+		_exit(5);
+	hv_mem_region_unmap(&r);
+	_exit(0);
+}
+
+/* A region guarded, then unmapped: a fault at its old address is not ours. */
+static void
+fault_after_unmap(void)
+{
+	struct vhost_memory_region d = {.guest_phys_addr = 0x100000, .memory_size = 0x2000,
+					.userspace_addr = 0x7000000};
+	struct hv_mem_region r;
+	const char *why = NULL;
+	int fd = memfd_create("guest", MFD_CLOEXEC), other = memfd_create("other", MFD_CLOEXEC);
+	volatile uint8_t *p;
+	void *base;
+
+	if (fd < 0 || other < 0 || ftruncate(fd, 0x2000) != 0 || ftruncate(other, 0x2000) != 0)
+		_exit(2);
+	if (vhost_guard_setup() != 0 || hv_mem_region_map(&d, fd, &r, &why) != 0)
+		_exit(1);
+	vhost_guard_add(r.map_base, r.map_len, 7);
+	base = r.map_base;
+	hv_mem_region_unmap(&r);
+	p = mmap(base, 0x2000, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, other, 0);
+	if (p == MAP_FAILED || ftruncate(other, 0) != 0)
+		_exit(3);
+	(void)p[0];
+	_exit(6); /* not reached: the fault ends the process */
+}
+
+/* A SIGBUS outside guest memory goes to the handler there was before ours... */
+START_TEST(guard_passes_on_other_sigbus)
+{
+	int st = in_child(fault_with_prior_handler);
+
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 42);
+}
+END_TEST
+
+/*
+ * ... or ends the process as it would have without us (SIGBUS; under ASan,
+ * whose handler was there before ours, its report and abort).
+ */
+/* @child dies of its fault as a process without our handler does. */
+static void
+assert_dies_as_unguarded(void (*child)(void))
+{
+	int ref = in_child(fault_without_guard), st = in_child(child);
+
+	ck_assert(WIFSIGNALED(ref));
+	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == WTERMSIG(ref), "child status 0x%x, not 0x%x",
+		      st, ref);
+}
+
+START_TEST(guard_default_sigbus_kills)
+{
+	assert_dies_as_unguarded(fault_with_default);
+}
+END_TEST
+
+/* In a guarded region it reads zeros and flags the port's slot... */
+START_TEST(guard_region_shrunk)
+{
+	int st = in_child(fault_in_guarded_region);
+
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status 0x%x", st);
+}
+END_TEST
+
+/* ... until the region is unmapped. */
+START_TEST(guard_ends_at_unmap)
+{
+	assert_dies_as_unguarded(fault_after_unmap);
+}
+END_TEST
+
 static Suite *
 mem_suite(void)
 {
@@ -344,6 +513,10 @@ mem_suite(void)
 	tcase_add_test(tc, mem_map_offset_first_last);
 	tcase_add_test(tc, mem_map_offset_hugetlb);
 	tcase_add_test(tc, mem_map_refuses_over_limit);
+	tcase_add_test(tc, guard_passes_on_other_sigbus);
+	tcase_add_test(tc, guard_default_sigbus_kills);
+	tcase_add_test(tc, guard_region_shrunk);
+	tcase_add_test(tc, guard_ends_at_unmap);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Guest memory that goes away under us. A frontend can shrink the file behind
+ * a region after we mapped it (a memfd without F_SEAL_SHRINK, a hugetlbfs
+ * file); our next access to the lost pages raises SIGBUS, which would end the
+ * switch. The handler here finds the region the address belongs to, puts
+ * anonymous memory in its place (the access completes on zeros, so the data
+ * path sees an empty or broken ring and stops it) and flags the port, whose
+ * frontend the control thread then drops. A SIGBUS anywhere else is the
+ * switch's own and goes to the handler there was before.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "vhost_internal.h"
+#include "vhost_mem.h"
+
+/* Every region of every port, readable from a signal handler. */
+#define GUARD_MAX (HV_VHOST_MAX_PORTS * HV_VHOST_MAX_MEM_SLOTS)
+
+struct guard {
+	uintptr_t base; /* 0: free (atomic; set last, cleared first) */
+	size_t len;
+	uint32_t slot;
+};
+
+static struct guard guards[GUARD_MAX];
+static uint32_t guards_used; /* entries ever used: how far to look */
+static struct sigaction sigbus_before;
+
+bool vhost_mem_lost[HV_VHOST_MAX_PORTS];
+
+void
+vhost_guard_add(const void *base, size_t len, uint32_t slot)
+{
+	for (uint32_t i = 0; i < GUARD_MAX; i++) {
+		struct guard *g = &guards[i];
+
+		if (__atomic_load_n(&g->base, __ATOMIC_RELAXED) != 0)
+			continue;
+		g->len = len;
+		g->slot = slot;
+		__atomic_store_n(&g->base, (uintptr_t)base, __ATOMIC_RELEASE);
+		if (i >= guards_used)
+			__atomic_store_n(&guards_used, i + 1, __ATOMIC_RELEASE);
+		return;
+	}
+	/* cannot happen: no more regions than ports times slots are mapped */
+}
+
+void
+vhost_guard_del(const void *base)
+{
+	uint32_t used = __atomic_load_n(&guards_used, __ATOMIC_ACQUIRE);
+
+	for (uint32_t i = 0; i < used; i++)
+		if (__atomic_load_n(&guards[i].base, __ATOMIC_RELAXED) == (uintptr_t)base) {
+			__atomic_store_n(&guards[i].base, 0, __ATOMIC_RELEASE);
+			return;
+		}
+}
+
+/* The handler before ours, for a SIGBUS that is not about guest memory. */
+static void
+sigbus_pass_on(int sig, siginfo_t *si, void *ctx)
+{
+	if (sigbus_before.sa_flags & SA_SIGINFO) {
+		if (sigbus_before.sa_sigaction != NULL) {
+			sigbus_before.sa_sigaction(sig, si, ctx);
+			return;
+		}
+	} else if (sigbus_before.sa_handler != SIG_DFL && sigbus_before.sa_handler != SIG_IGN) {
+		sigbus_before.sa_handler(sig);
+		return;
+	}
+	/* the default action, once the faulting access runs again */
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+
+	sigemptyset(&dfl.sa_mask);
+	sigaction(SIGBUS, &dfl, NULL);
+}
+
+static void
+sigbus_handler(int sig, siginfo_t *si, void *ctx)
+{
+	uintptr_t a = (uintptr_t)si->si_addr;
+	uint32_t used = __atomic_load_n(&guards_used, __ATOMIC_ACQUIRE);
+	int saved = errno;
+
+	for (uint32_t i = 0; i < used; i++) {
+		const struct guard *g = &guards[i];
+		uintptr_t base = __atomic_load_n(&g->base, __ATOMIC_ACQUIRE);
+
+		if (base == 0 || a - base >= g->len)
+			continue;
+		/* mmap() is a plain system call: safe here, whatever POSIX lists */
+		if (mmap((void *)base, g->len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) ==
+		    MAP_FAILED)
+			break;
+		__atomic_store_n(&vhost_mem_lost[g->slot], true, __ATOMIC_RELEASE);
+		errno = saved;
+		return;
+	}
+	errno = saved;
+	sigbus_pass_on(sig, si, ctx);
+}
+
+int
+vhost_guard_setup(void)
+{
+	static bool installed;
+	struct sigaction sa = {.sa_sigaction = sigbus_handler, .sa_flags = SA_SIGINFO};
+
+	if (installed)
+		return 0; /* sigbus_before must stay the handler before ours */
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGBUS, &sa, &sigbus_before) != 0)
+		return -errno;
+	installed = true;
+	return 0;
+}
