@@ -162,8 +162,12 @@ conn_close(struct hv_vhost_port *port, const char *why)
 	vhost_dev_reset(port);
 	if (port->mode == HV_VHOST_CLIENT)
 		port->retry_at_ms = now_ms() + port->retry_delay_ms;
-	/* the rings are left: whether this frontend blocked a callfd write is final */
+	/*
+	 * The rings are left and the memory unmapped: whether this frontend
+	 * blocked a callfd write is final, and a fault in its memory is history.
+	 */
 	conn_hold_off_if_blocked(port);
+	__atomic_store_n(&vhost_mem_lost[port->slot], false, __ATOMIC_RELEASE);
 }
 
 static void

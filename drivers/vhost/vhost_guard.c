@@ -13,12 +13,16 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "vhost_internal.h"
 #include "vhost_mem.h"
 
-/* Every region of every port, readable from a signal handler. */
-#define GUARD_MAX (HV_VHOST_MAX_PORTS * HV_VHOST_MAX_MEM_SLOTS)
+/*
+ * Every region of every port, readable from a signal handler: twice the
+ * slots, since SET_MEM_TABLE maps the new table before it drops the old.
+ */
+#define GUARD_MAX (2 * HV_VHOST_MAX_PORTS * HV_VHOST_MAX_MEM_SLOTS)
 
 struct guard {
 	uintptr_t base; /* 0: free (atomic; set last, cleared first) */
@@ -32,7 +36,14 @@ static struct sigaction sigbus_before;
 
 bool vhost_mem_lost[HV_VHOST_MAX_PORTS];
 
-void
+/*
+ * Entries change on the control side only, and an entry is freed only when its
+ * region is unmapped, which is after every ring of the port is paused: no
+ * access to the region, so no handler looking at the entry, can be under way
+ * (borrowed mbufs keep their ring entered). The handler's two-step read of an
+ * entry cannot see it reused.
+ */
+int
 vhost_guard_add(const void *base, size_t len, uint32_t slot)
 {
 	for (uint32_t i = 0; i < GUARD_MAX; i++) {
@@ -45,9 +56,9 @@ vhost_guard_add(const void *base, size_t len, uint32_t slot)
 		__atomic_store_n(&g->base, (uintptr_t)base, __ATOMIC_RELEASE);
 		if (i >= guards_used)
 			__atomic_store_n(&guards_used, i + 1, __ATOMIC_RELEASE);
-		return;
+		return 0;
 	}
-	/* cannot happen: no more regions than ports times slots are mapped */
+	return -ENOSPC;
 }
 
 void
@@ -66,20 +77,45 @@ vhost_guard_del(const void *base)
 static void
 sigbus_pass_on(int sig, siginfo_t *si, void *ctx)
 {
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+
 	if (sigbus_before.sa_flags & SA_SIGINFO) {
 		if (sigbus_before.sa_sigaction != NULL) {
 			sigbus_before.sa_sigaction(sig, si, ctx);
 			return;
 		}
-	} else if (sigbus_before.sa_handler != SIG_DFL && sigbus_before.sa_handler != SIG_IGN) {
+	} else if (sigbus_before.sa_handler == SIG_IGN) {
+		return;
+	} else if (sigbus_before.sa_handler != SIG_DFL) {
 		sigbus_before.sa_handler(sig);
 		return;
 	}
-	/* the default action, once the faulting access runs again */
-	struct sigaction dfl = {.sa_handler = SIG_DFL};
-
+	/*
+	 * The default action: raised again, pending until we return (a fault
+	 * would come back by itself, a signal sent to us would not).
+	 */
 	sigemptyset(&dfl.sa_mask);
 	sigaction(SIGBUS, &dfl, NULL);
+	raise(SIGBUS);
+}
+
+/*
+ * Anonymous memory over [base, base + len): a memfd's pages, which are not
+ * charged against strict overcommit up front as private anonymous ones are.
+ */
+static bool
+replace_with_zeros(uintptr_t base, size_t len)
+{
+	int fd = memfd_create("hv-lost-guest-memory", MFD_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = ftruncate(fd, (off_t)len) == 0 &&
+	     mmap((void *)base, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) !=
+		     MAP_FAILED;
+	close(fd);
+	return ok;
 }
 
 static void
@@ -89,16 +125,19 @@ sigbus_handler(int sig, siginfo_t *si, void *ctx)
 	uint32_t used = __atomic_load_n(&guards_used, __ATOMIC_ACQUIRE);
 	int saved = errno;
 
-	for (uint32_t i = 0; i < used; i++) {
+	/*
+	 * Only the kernel's "no page behind this address": a SIGBUS sent by a
+	 * process carries no address (si_addr would be its pid), and a memory
+	 * error or a misaligned access is no shrunk file.
+	 */
+	for (uint32_t i = 0; si->si_code == BUS_ADRERR && i < used; i++) {
 		const struct guard *g = &guards[i];
 		uintptr_t base = __atomic_load_n(&g->base, __ATOMIC_ACQUIRE);
 
 		if (base == 0 || a - base >= g->len)
 			continue;
-		/* mmap() is a plain system call: safe here, whatever POSIX lists */
-		if (mmap((void *)base, g->len, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) ==
-		    MAP_FAILED)
+		/* memfd_create(), mmap() and close() are plain system calls: safe here */
+		if (!replace_with_zeros(base, g->len))
 			break;
 		__atomic_store_n(&vhost_mem_lost[g->slot], true, __ATOMIC_RELEASE);
 		errno = saved;

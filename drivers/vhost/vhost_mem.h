@@ -59,7 +59,7 @@ void hv_mem_clear(struct hv_mem *m);
  * and the port is flagged in vhost_mem_lost (vhost_guard.c). Unmapping a
  * region (hv_mem_region_unmap()) ends its guard.
  */
-void vhost_guard_add(const void *base, size_t len, uint32_t slot);
+int vhost_guard_add(const void *base, size_t len, uint32_t slot); /* 0 or -ENOSPC */
 void vhost_guard_del(const void *base);
 /* Install the SIGBUS handler (once; hv_vhost_init()). 0 or a negative errno. */
 int vhost_guard_setup(void);

@@ -214,7 +214,13 @@ map_region(struct hv_vhost_port *port, const struct vhost_memory_region *desc, i
 		hv_mem_region_unmap(&r);
 		return rc;
 	}
-	vhost_guard_add(r.map_base, r.map_len, (uint32_t)port->slot);
+	rc = vhost_guard_add(r.map_base, r.map_len, (uint32_t)port->slot);
+	if (rc != 0) {
+		VHOST_LOG(ERR, port, "memory region gpa 0x%" PRIx64 " refused: no room to guard it",
+			  r.gpa);
+		hv_mem_region_unmap(&r);
+		return rc;
+	}
 	into->r[into->n++] = r;
 	return 0;
 }

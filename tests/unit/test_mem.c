@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -409,7 +410,8 @@ fault_in_guarded_region(void)
 		_exit(2);
 	if (vhost_guard_setup() != 0 || hv_mem_region_map(&d, dup(fd), &r, &why) != 0)
 		_exit(1);
-	vhost_guard_add(r.map_base, r.map_len, 7);
+	if (vhost_guard_add(r.map_base, r.map_len, 7) != 0)
+		_exit(1);
 	p = r.hva;
 	if (p[0x1000] != 'x')
 		_exit(4);
@@ -438,7 +440,8 @@ fault_after_unmap(void)
 		_exit(2);
 	if (vhost_guard_setup() != 0 || hv_mem_region_map(&d, fd, &r, &why) != 0)
 		_exit(1);
-	vhost_guard_add(r.map_base, r.map_len, 7);
+	if (vhost_guard_add(r.map_base, r.map_len, 7) != 0)
+		_exit(1);
 	base = r.map_base;
 	hv_mem_region_unmap(&r);
 	p = mmap(base, 0x2000, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, other, 0);
@@ -446,6 +449,31 @@ fault_after_unmap(void)
 		_exit(3);
 	(void)p[0];
 	_exit(6); /* not reached: the fault ends the process */
+}
+
+/*
+ * A SIGBUS another process sends, made to look as if it were about a guarded
+ * region (si_addr shares its bytes with si_pid and si_uid): not taken for a
+ * fault there.
+ */
+static void
+sent_sigbus_aimed_at_region(void)
+{
+	struct vhost_memory_region d = {.guest_phys_addr = 0x100000, .memory_size = 0x2000,
+					.userspace_addr = 0x7000000};
+	struct hv_mem_region r;
+	const char *why = NULL;
+	siginfo_t si = {.si_signo = SIGBUS, .si_code = SI_QUEUE};
+	int fd = memfd_create("guest", MFD_CLOEXEC);
+
+	if (fd < 0 || ftruncate(fd, 0x2000) != 0)
+		_exit(2);
+	if (vhost_guard_setup() != 0 || hv_mem_region_map(&d, fd, &r, &why) != 0 ||
+	    vhost_guard_add(r.map_base, r.map_len, 7) != 0)
+		_exit(1);
+	si.si_addr = r.hva;
+	syscall(SYS_rt_sigqueueinfo, getpid(), SIGBUS, &si);
+	_exit(vhost_mem_lost[7] ? 5 : 6); /* not reached: it ends the process */
 }
 
 /* A SIGBUS outside guest memory goes to the handler there was before ours... */
@@ -495,6 +523,12 @@ START_TEST(guard_ends_at_unmap)
 }
 END_TEST
 
+START_TEST(guard_ignores_sent_sigbus)
+{
+	assert_dies_as_unguarded(sent_sigbus_aimed_at_region);
+}
+END_TEST
+
 static Suite *
 mem_suite(void)
 {
@@ -517,6 +551,7 @@ mem_suite(void)
 	tcase_add_test(tc, guard_default_sigbus_kills);
 	tcase_add_test(tc, guard_region_shrunk);
 	tcase_add_test(tc, guard_ends_at_unmap);
+	tcase_add_test(tc, guard_ignores_sent_sigbus);
 	suite_add_tcase(s, tc);
 	return s;
 }
