@@ -376,15 +376,21 @@ ctl_check_calls(void)
 			continue;
 		pthread_mutex_lock(&ctl.lock);
 		port = ctl.ports[s];
+		if (port == NULL) {
+			/* the port went away: its flags are history */
+			__atomic_store_n(&vhost_call_blocked[s], false, __ATOMIC_RELAXED);
+			__atomic_store_n(&vhost_mem_lost[s], false, __ATOMIC_RELAXED);
+			pthread_mutex_unlock(&ctl.lock);
+			continue;
+		}
 		if (__atomic_exchange_n(&vhost_mem_lost[s], false, __ATOMIC_ACQ_REL) &&
-		    port != NULL && port->connected) {
+		    port->connected) {
 			VHOST_LOG(ERR, port, "guest memory shrank under us: frontend dropped");
 			conn_close(port, "it shrank its guest memory");
 		}
-		if (port != NULL && port->connected &&
-		    __atomic_load_n(&vhost_call_blocked[s], __ATOMIC_ACQUIRE))
+		if (port->connected && __atomic_load_n(&vhost_call_blocked[s], __ATOMIC_ACQUIRE))
 			conn_close(port, "it blocked an interrupt (callfd) write");
-		else if (port != NULL)
+		else
 			conn_hold_off_if_blocked(port);
 		pthread_mutex_unlock(&ctl.lock);
 	}
