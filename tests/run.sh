@@ -3,12 +3,27 @@
 # run the unit and integration tests, run them again under ASan + UBSan, then
 # run each libFuzzer target for a bounded time on its committed corpus.
 #
+#   tests/run.sh              the suite (what CI runs)
+#   tests/run.sh --fuzz-long  only the fuzz targets, each for HV_FUZZ_RUNS inputs
+#                             (default 10 000 000; not in CI: about an hour on 2 cores)
+#
 #   HV_FUZZ_SECONDS   seconds per fuzz target (default 60; 0 skips fuzzing)
+#   HV_FUZZ_RUNS      inputs per fuzz target with --fuzz-long
 #   HV_TEST_HUGEPAGES 1 to run the DPDK tests on hugepages instead of --no-huge
 set -uo pipefail
 
+fuzz_long=0
+case "${1:-}" in
+"") ;;
+--fuzz-long) fuzz_long=1 ;;
+*)
+	echo "usage: tests/run.sh [--fuzz-long]" >&2
+	exit 2
+	;;
+esac
+
 root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+cd "$root" || exit 1
 "$root/tests/deps.sh" || exit 1
 
 fuzz_seconds=${HV_FUZZ_SECONDS:-60}
@@ -45,28 +60,47 @@ build_and_test() {
 		meson test -C "$dir" --print-errorlogs --num-processes 1
 }
 
-step "build + tests (gcc, -Wall -Wextra -Werror)" build_and_test build
-step "build + tests under ASan/UBSan" env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	bash -c "$(declare -f configure build_and_test); build_and_test build-asan -Dsanitizers=address,undefined -Db_lundef=false"
+# The libFuzzer targets: name and seed corpus (tests/fuzz/README.rst).
+fuzz_targets=(
+	"fuzz_msg tests/fuzz/corpus/msg"
+	"fuzz_vring tests/fuzz/corpus/vring"
+	"fuzz_offload tests/fuzz/corpus/offload"
+)
 
+# One target on a scratch copy of its seeds, bounded by time or by inputs;
+# prints libFuzzer's final statistics (stat::number_of_executed_units: inputs run).
 fuzz_target() {
-	local target=$1 corpus=$2 work
+	local target=$1 corpus=$2 bound=$3 work
 	work=$(mktemp -d)
 	cp -r "$corpus"/. "$work"/
-	"build-fuzz/tests/fuzz/$target" -max_total_time="$fuzz_seconds" -print_final_stats=1 \
+	"build-fuzz/tests/fuzz/$target" "$bound" -print_final_stats=1 \
 		"$work" 2>&1 | tail -n 12
 	local rc=${PIPESTATUS[0]}
 	rm -rf "$work"
 	return "$rc"
 }
 
-if [ "$fuzz_seconds" -gt 0 ]; then
+fuzz_all() {
+	local bound=$1 label=$2 t
 	step "build fuzz targets (clang, libFuzzer)" bash -c \
 		"if [ -f build-fuzz/build.ninja ]; then meson configure build-fuzz -Dfuzz=true >/dev/null; else CC=clang meson setup build-fuzz -Dfuzz=true; fi && ninja -C build-fuzz"
-	step "fuzz_msg for ${fuzz_seconds}s" fuzz_target fuzz_msg tests/fuzz/corpus/msg
-	step "fuzz_vring for ${fuzz_seconds}s" fuzz_target fuzz_vring tests/fuzz/corpus/vring
-	step "fuzz_offload for ${fuzz_seconds}s" fuzz_target fuzz_offload tests/fuzz/corpus/offload
+	for t in "${fuzz_targets[@]}"; do
+		# shellcheck disable=SC2086 # "name corpus"
+		step "${t%% *} for $label" fuzz_target $t "$bound"
+	done
+}
+
+if [ "$fuzz_long" -eq 1 ]; then
+	fuzz_runs=${HV_FUZZ_RUNS:-10000000}
+	fuzz_all "-runs=$fuzz_runs" "$fuzz_runs inputs"
+else
+	step "build + tests (gcc, -Wall -Wextra -Werror)" build_and_test build
+	step "build + tests under ASan/UBSan" env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		bash -c "$(declare -f configure build_and_test); build_and_test build-asan -Dsanitizers=address,undefined -Db_lundef=false"
+	if [ "$fuzz_seconds" -gt 0 ]; then
+		fuzz_all "-max_total_time=$fuzz_seconds" "${fuzz_seconds}s"
+	fi
 fi
 
 echo
