@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The config file: settings and ports, as JSON. Every change made through
- * the control socket is written back atomically (temp file, fsync, rename),
- * so a restart brings the same ports back.
+ * the control socket is written back atomically (temp file, fsync, rename,
+ * fsync of the directory), so a restart brings the same ports back.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,8 +209,9 @@ sw_port_conf_to_json(const struct sw_port_conf *c)
 	return o;
 }
 
+/* The whole file, NUL-terminated, its length in *@len. */
 static char *
-read_file(const char *path, char *err, size_t errlen)
+read_file(const char *path, size_t *len, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "r");
 	char *buf;
@@ -228,6 +230,7 @@ read_file(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	buf[n] = '\0';
+	*len = n;
 	return buf;
 }
 
@@ -262,19 +265,38 @@ static int
 parse(struct sw_port_conf *ports, unsigned int *n, char *err, size_t errlen)
 {
 	cJSON *root, *list, *it;
+	const char *end = NULL;
+	size_t len, at;
 	char *text;
 	int rc = -1;
 
 	*n = 0;
 	if (access(sw.config_path, F_OK) != 0)
 		return 0;
-	text = read_file(sw.config_path, err, errlen);
+	text = read_file(sw.config_path, &len, err, errlen);
 	if (text == NULL)
 		return -1;
-	root = cJSON_Parse(text);
+	root = cJSON_ParseWithLengthOpts(text, len, &end, false);
+	at = end != NULL ? (size_t)(end - text) : 0;
+	/*
+	 * Nothing but white space may follow the object: the next save would
+	 * drop it silently (a NUL byte included: it is no end of the file).
+	 */
+	while (root != NULL && at < len &&
+	       (text[at] == ' ' || text[at] == '\t' || text[at] == '\r' || text[at] == '\n'))
+		at++;
 	free(text);
+	if (root == NULL) {
+		snprintf(err, errlen, "config %s: invalid JSON at byte offset %zu", sw.config_path, at);
+		goto out;
+	}
 	if (!cJSON_IsObject(root)) {
 		snprintf(err, errlen, "config %s: not a JSON object", sw.config_path);
+		goto out;
+	}
+	if (at < len) {
+		snprintf(err, errlen, "config %s: data after the JSON object at byte offset %zu",
+			 sw.config_path, at);
 		goto out;
 	}
 	if (settings_from_json(cJSON_GetObjectItemCaseSensitive(root, "settings"), err,
@@ -336,6 +358,43 @@ sw_config_add_ports(const struct sw_port_conf *ports, unsigned int n)
 	HV_LOG(INFO, "config %s: %u port(s)", sw.config_path, n);
 }
 
+/* All of @len bytes; -1 with errno set (ENOSPC for a write the disk cut short). */
+static int
+write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0) {
+			errno = ENOSPC;
+			return -1;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Make a rename in the directory of @path durable. */
+static int
+fsync_dir(const char *path)
+{
+	char buf[sizeof(sw.config_path)];
+	int fd, rc;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	fd = open(dirname(buf), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	rc = fsync(fd);
+	close(fd);
+	return rc;
+}
+
 int
 sw_config_save(char *err, size_t errlen)
 {
@@ -362,13 +421,18 @@ sw_config_save(char *err, size_t errlen)
 	len = strlen(text);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", sw.config_path);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-	if (fd < 0 || write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1 ||
-	    fsync(fd) != 0) {
+	text[len] = '\n'; /* over the NUL: the file ends with a line */
+	if (fd < 0 || write_all(fd, text, len + 1) != 0 || fsync(fd) != 0) {
 		snprintf(err, errlen, "config %s: %s", tmp, strerror(errno));
 		goto out;
 	}
 	if (rename(tmp, sw.config_path) != 0) {
 		snprintf(err, errlen, "config %s: %s", sw.config_path, strerror(errno));
+		goto out;
+	}
+	/* the rename itself survives a crash only once its directory is on disk */
+	if (fsync_dir(sw.config_path) != 0) {
+		snprintf(err, errlen, "config %s: directory: %s", sw.config_path, strerror(errno));
 		goto out;
 	}
 	rc = 0;

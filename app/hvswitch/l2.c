@@ -152,6 +152,17 @@ frame_keys(const struct rte_ether_hdr *eth, uint16_t vlan, uint64_t *src, uint64
 #endif
 }
 
+/*
+ * Whether a frame carries a VLAN tag a peer could take for its VLAN: 802.1Q
+ * (priority tags, VID 0, included) or 802.1ad.
+ */
+static inline bool
+is_tagged(const struct rte_ether_hdr *eth)
+{
+	return eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN) ||
+	       eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_QINQ);
+}
+
 /* Whether a frame of domain @vlan may leave through @p. */
 static inline bool
 port_in_domain(const struct sw_port *p, uint16_t vlan)
@@ -332,23 +343,26 @@ sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 			rte_pktmbuf_free(m);
 			continue;
 		}
-		tag = eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
-		if (tag && in->conf.trunk && m->data_len < 18) {
-			count_drop(pmd, in, SW_DROP_RUNT, 1);
-			rte_pktmbuf_free(m);
-			continue;
-		}
 		if (in->conf.trunk) {
+			tag = eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+			if (tag && m->data_len < 18) {
+				count_drop(pmd, in, SW_DROP_RUNT, 1);
+				rte_pktmbuf_free(m);
+				continue;
+			}
 			dom = tag ? (rte_be_to_cpu_16(((const struct rte_vlan_hdr *)(eth + 1))->vlan_tci) &
 				     0xfff) :
 				    0;
-		} else if (tag && in->conf.vlan != 0) {
-			/* an access port's guest may not pick its VLAN */
+		} else if (unlikely(is_tagged(eth))) {
+			/*
+			 * A guest may not pick its VLAN: a tag of its own would
+			 * leave a trunk as the outer one (in the untagged domain,
+			 * which trunks carry untagged). Priority tags too.
+			 */
 			count_drop(pmd, in, SW_DROP_VLAN, 1);
 			rte_pktmbuf_free(m);
 			continue;
 		} else {
-			/* untagged domain: a tag, if any, is just payload */
 			dom = in->conf.vlan;
 			tag = false;
 		}
@@ -378,7 +392,7 @@ sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 	if (k == 0)
 		return;
 	/* each distinct key looked up once */
-	hv_fdb_learn_bulk(sw.fdb, src, nsrc, in->idx, now_ms);
+	hv_fdb_learn_bulk(sw.fdb, src, nsrc, in->idx, now_ms, &cnt->learn_refused);
 	hv_fdb_lookup_bulk(sw.fdb, uniq, nuniq, found);
 	for (uint16_t i = 0; i < k; i++) {
 		uint16_t o = which[i] != UINT16_MAX ? found[which[i]] : HV_FDB_PORT_NONE;

@@ -217,6 +217,10 @@ sw_port_totals(const struct sw_port *p, struct sw_counters *out)
 		out->tx_bytes += __atomic_load_n(&c->tx_bytes, __ATOMIC_RELAXED);
 		for (int d = 0; d < SW_DROP__MAX; d++)
 			out->drops[d] += __atomic_load_n(&c->drops[d], __ATOMIC_RELAXED);
+		out->learn_refused.limit += __atomic_load_n(&c->learn_refused.limit,
+							    __ATOMIC_RELAXED);
+		out->learn_refused.budget += __atomic_load_n(&c->learn_refused.budget,
+							     __ATOMIC_RELAXED);
 		out->off.passthrough += __atomic_load_n(&c->off.passthrough, __ATOMIC_RELAXED);
 		out->off.hw_offload += __atomic_load_n(&c->off.hw_offload, __ATOMIC_RELAXED);
 		out->off.segmented += __atomic_load_n(&c->off.segmented, __ATOMIC_RELAXED);
@@ -308,6 +312,9 @@ sw_port_json(const struct sw_port *p, bool details)
 		cJSON_AddItemToObject(st, "offload", sw_offload_json(&t, &off_drops));
 		drops += off_drops;
 	}
+	/* not drops: the frames were switched, their sources not learned */
+	cJSON_AddNumberToObject(st, "learn_refused_limit", (double)t.learn_refused.limit);
+	cJSON_AddNumberToObject(st, "learn_refused_budget", (double)t.learn_refused.budget);
 	cJSON_AddNumberToObject(st, "driver_drops", (double)drv_drops);
 	cJSON_AddNumberToObject(st, "drops", (double)(drops + drv_drops));
 	cJSON_AddNumberToObject(st, "interrupts", (double)irqs);

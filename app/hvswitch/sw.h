@@ -37,7 +37,7 @@
 #define SW_DROP_REASONS(X)                                                    \
 	X(RUNT, "runt")                 /* shorter than an Ethernet header */  \
 	X(BAD_SRC, "bad_src")           /* multicast source address */          \
-	X(VLAN, "vlan")                 /* tagged frame on an access port */    \
+	X(VLAN, "vlan")                 /* tagged (802.1Q/ad) on an access port */ \
 	X(SAME_PORT, "same_port")       /* destination is where it came from */ \
 	X(NO_MBUF, "no_mbuf")           /* no mbuf for a flood copy or a tag */ \
 	X(TX_FULL, "tx_full")           /* the destination did not take it */
@@ -58,6 +58,8 @@ struct sw_counters {
 	uint64_t tx_packets;
 	uint64_t tx_bytes;
 	uint64_t drops[SW_DROP__MAX];
+	/* as a source: learn requests refused (frames still switched) */
+	struct hv_fdb_refused learn_refused;
 	/* as a destination: segments, finished checksums, pass-throughs; as a
 	 * source: offload requests refused (drops by reason) */
 	struct hv_offload_stats off;

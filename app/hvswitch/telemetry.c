@@ -121,6 +121,7 @@ fdb_detail(cJSON **out, const char *param)
 	cJSON_AddNumberToObject(*out, "moved", (double)fs.moved);
 	cJSON_AddNumberToObject(*out, "aged", (double)fs.aged);
 	cJSON_AddNumberToObject(*out, "limit_refused", (double)fs.limit_refused);
+	cJSON_AddNumberToObject(*out, "budget_refused", (double)fs.budget_refused);
 	cJSON_AddNumberToObject(*out, "table_full", (double)fs.table_full);
 	cJSON_AddNumberToObject(*out, "queue_full", (double)fs.queue_full);
 	return 0;

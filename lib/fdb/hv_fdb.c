@@ -28,6 +28,11 @@ struct learn_req {
 	uint64_t now_ms;
 };
 
+/* Learn requests of one port on the ring: PMDs add, the control thread takes. */
+struct port_queued {
+	uint32_t n;
+} __rte_cache_aligned;
+
 struct hv_fdb {
 	struct rte_hash *h;
 	struct rte_ring *learn;
@@ -37,12 +42,16 @@ struct hv_fdb {
 	uint32_t *free_slots; /* stack of free slot indices (control thread) */
 	uint32_t n_free;
 	uint32_t n_slots;
-	uint32_t *per_port;
+	uint32_t *per_port;   /* MACs owned; the control thread writes, PMDs read */
+	struct port_queued *queued;
 	uint16_t max_ports;
-	uint32_t max_per_port;
+	uint32_t max_per_port; /* the control thread writes, PMDs read */
 	uint64_t age_ms;
 	struct hv_fdb_stats stats;
-	uint64_t queue_full; /* PMDs add to it */
+	/* PMDs add to these */
+	uint64_t queue_full;
+	uint64_t pmd_limit_refused;
+	uint64_t budget_refused;
 };
 
 /* Keys are 8 bytes: one load each, not memcmp (rte_hash's default for this size). */
@@ -87,6 +96,7 @@ hv_fdb_free(struct hv_fdb *fdb)
 	rte_free(fdb->slots);
 	rte_free(fdb->free_slots);
 	rte_free(fdb->per_port);
+	rte_free(fdb->queued);
 	rte_free(fdb);
 }
 
@@ -140,6 +150,8 @@ hv_fdb_create(const char *name, const struct hv_fdb_conf *conf)
 					    conf->socket);
 	fdb->per_port = rte_zmalloc_socket("hv_fdb_ports", sizeof(uint32_t) * conf->max_ports,
 					   0, conf->socket);
+	fdb->queued = rte_zmalloc_socket("hv_fdb_queued", sizeof(*fdb->queued) * conf->max_ports,
+					 RTE_CACHE_LINE_SIZE, conf->socket);
 	snprintf(rname, sizeof(rname), "%s_learn", name);
 	fdb->learn = rte_ring_create_elem(rname, sizeof(struct learn_req), LEARN_RING_SIZE,
 					  conf->socket, RING_F_SC_DEQ);
@@ -150,7 +162,7 @@ hv_fdb_create(const char *name, const struct hv_fdb_conf *conf)
 		fdb->own_rcu = true;
 	}
 	if (fdb->slots == NULL || fdb->free_slots == NULL || fdb->per_port == NULL ||
-	    fdb->learn == NULL || fdb->h == NULL || fdb->rcu == NULL)
+	    fdb->queued == NULL || fdb->learn == NULL || fdb->h == NULL || fdb->rcu == NULL)
 		goto fail;
 	for (uint32_t i = 0; i < fdb->n_slots; i++)
 		fdb->free_slots[i] = fdb->n_slots - 1 - i;
@@ -199,14 +211,66 @@ hv_fdb_lookup_bulk(const struct hv_fdb *fdb, const struct hv_fdb_key **keys, uns
 	}
 }
 
+/* Whether @port owns its limit of MACs (any thread: the control thread writes both). */
+static inline bool
+port_full(const struct hv_fdb *fdb, uint16_t port)
+{
+	uint32_t max = __atomic_load_n(&fdb->max_per_port, __ATOMIC_RELAXED);
+
+	return max != 0 && __atomic_load_n(&fdb->per_port[port], __ATOMIC_RELAXED) >= max;
+}
+
+/* The control thread changes the MAC count of @port by @d (PMDs read it). */
+static inline void
+per_port_add(struct hv_fdb *fdb, uint16_t port, int d)
+{
+	__atomic_store_n(&fdb->per_port[port], fdb->per_port[port] + (uint32_t)d,
+			 __ATOMIC_RELAXED);
+}
+
+/*
+ * Queue @nreq learn requests of @port within its budget; what is refused
+ * goes to @refused and the table's counters.
+ */
+static void
+learn_queue(struct hv_fdb *fdb, const struct learn_req *req, unsigned int nreq, uint16_t port,
+	    struct hv_fdb_refused *refused)
+{
+	uint32_t *queued = &fdb->queued[port].n;
+	unsigned int allowed = 0, sent = 0;
+	uint32_t before;
+
+	/* what the control thread would refuse need not take room on the ring */
+	if (port_full(fdb, port)) {
+		refused->limit += nreq;
+		__atomic_fetch_add(&fdb->pmd_limit_refused, nreq, __ATOMIC_RELAXED);
+		return;
+	}
+	/* claim first: PMDs sharing the port cannot together exceed the budget */
+	before = __atomic_fetch_add(queued, nreq, __ATOMIC_RELAXED);
+	if (before < HV_FDB_LEARN_BUDGET)
+		allowed = RTE_MIN(nreq, HV_FDB_LEARN_BUDGET - before);
+	if (allowed > 0)
+		sent = rte_ring_mp_enqueue_burst_elem(fdb->learn, req, sizeof(req[0]), allowed,
+						      NULL);
+	if (sent < nreq)
+		__atomic_fetch_sub(queued, nreq - sent, __ATOMIC_RELAXED);
+	if (allowed < nreq) {
+		refused->budget += nreq - allowed;
+		__atomic_fetch_add(&fdb->budget_refused, nreq - allowed, __ATOMIC_RELAXED);
+	}
+	if (sent < allowed)
+		__atomic_fetch_add(&fdb->queue_full, allowed - sent, __ATOMIC_RELAXED);
+}
+
 void
 hv_fdb_learn_bulk(struct hv_fdb *fdb, const struct hv_fdb_key **keys, unsigned int n,
-		  uint16_t port, uint64_t now_ms)
+		  uint16_t port, uint64_t now_ms, struct hv_fdb_refused *refused)
 {
 	void *data[RTE_HASH_LOOKUP_BULK_MAX];
 	struct learn_req req[RTE_HASH_LOOKUP_BULK_MAX];
 	uint64_t hits = 0;
-	unsigned int nreq = 0, sent;
+	unsigned int nreq = 0;
 
 	if (n == 0)
 		return;
@@ -228,17 +292,10 @@ hv_fdb_learn_bulk(struct hv_fdb *fdb, const struct hv_fdb_key **keys, unsigned i
 		req[nreq].now_ms = now_ms;
 		nreq++;
 	}
-	if (nreq == 0)
+	/* known sources (the usual burst) end here */
+	if (nreq == 0 || port >= fdb->max_ports)
 		return;
-	sent = rte_ring_mp_enqueue_burst_elem(fdb->learn, req, sizeof(req[0]), nreq, NULL);
-	if (sent < nreq)
-		__atomic_fetch_add(&fdb->queue_full, nreq - sent, __ATOMIC_RELAXED);
-}
-
-static bool
-port_full(const struct hv_fdb *fdb, uint16_t port)
-{
-	return fdb->max_per_port != 0 && fdb->per_port[port] >= fdb->max_per_port;
+	learn_queue(fdb, req, nreq, port, refused);
 }
 
 static void
@@ -249,6 +306,7 @@ learn_one(struct hv_fdb *fdb, const struct learn_req *r)
 
 	if (r->port >= fdb->max_ports)
 		return;
+	__atomic_fetch_sub(&fdb->queued[r->port].n, 1, __ATOMIC_RELAXED);
 	if (rte_hash_lookup_data(fdb->h, &r->key, &data) >= 0) {
 		s = data;
 		if (s->port != r->port) {
@@ -256,8 +314,8 @@ learn_one(struct hv_fdb *fdb, const struct learn_req *r)
 				fdb->stats.limit_refused++;
 				return;
 			}
-			fdb->per_port[s->port]--;
-			fdb->per_port[r->port]++;
+			per_port_add(fdb, s->port, -1);
+			per_port_add(fdb, r->port, 1);
 			__atomic_store_n(&s->port, r->port, __ATOMIC_RELAXED);
 			fdb->stats.moved++;
 		}
@@ -282,7 +340,7 @@ learn_one(struct hv_fdb *fdb, const struct learn_req *r)
 		fdb->stats.table_full++;
 		return;
 	}
-	fdb->per_port[r->port]++;
+	per_port_add(fdb, r->port, 1);
 	fdb->stats.learned++;
 }
 
@@ -319,7 +377,7 @@ remove_if(struct hv_fdb *fdb, bool (*match)(const struct fdb_slot *s, uint64_t a
 		if (!match(s, arg))
 			continue;
 		if (rte_hash_del_key(fdb->h, key) >= 0) {
-			fdb->per_port[port]--;
+			per_port_add(fdb, port, -1);
 			removed++;
 		}
 	}
@@ -366,7 +424,7 @@ void
 hv_fdb_set_limits(struct hv_fdb *fdb, uint64_t age_ms, uint32_t max_per_port)
 {
 	fdb->age_ms = age_ms;
-	fdb->max_per_port = max_per_port;
+	__atomic_store_n(&fdb->max_per_port, max_per_port, __ATOMIC_RELAXED);
 }
 
 int
@@ -406,4 +464,6 @@ hv_fdb_get_stats(const struct hv_fdb *fdb, struct hv_fdb_stats *out)
 {
 	*out = fdb->stats;
 	out->queue_full = __atomic_load_n(&fdb->queue_full, __ATOMIC_RELAXED);
+	out->limit_refused += __atomic_load_n(&fdb->pmd_limit_refused, __ATOMIC_RELAXED);
+	out->budget_refused = __atomic_load_n(&fdb->budget_refused, __ATOMIC_RELAXED);
 }

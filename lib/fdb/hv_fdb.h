@@ -8,6 +8,10 @@
  * thread applies it (hv_fdb_apply()), enforcing the per-port limit, and ages
  * entries out (hv_fdb_age()). Freed slots are reused only after an RCU grace
  * period of the PMDs (the rte_rcu_qsbr given at creation).
+ *
+ * The ring is shared by all ports, so a PMD refuses up front what would
+ * crowd it: requests of a port at its limit (the control thread would refuse
+ * them), and those beyond HV_FDB_LEARN_BUDGET queued for one port.
  */
 #ifndef HV_FDB_H
 #define HV_FDB_H
@@ -24,6 +28,12 @@ extern "C" {
 
 /** No port: unknown destination (flood). */
 #define HV_FDB_PORT_NONE UINT16_MAX
+
+/**
+ * Learn requests one port may have on the ring at a time (of 4095): a port
+ * spraying source addresses cannot starve the others' learning.
+ */
+#define HV_FDB_LEARN_BUDGET 256
 
 /** Lookup key: a MAC address in a broadcast domain (VLAN id, 0 = none). */
 struct hv_fdb_key {
@@ -47,9 +57,18 @@ struct hv_fdb_stats {
 	uint64_t learned;       /**< new entries */
 	uint64_t moved;         /**< entries that changed port */
 	uint64_t aged;          /**< entries removed by ageing */
-	uint64_t limit_refused; /**< not learned: the port owns max_per_port MACs */
+	uint64_t limit_refused; /**< not learned: the port owns max_per_port MACs (refused
+				     by a PMD or the control thread) */
+	uint64_t budget_refused; /**< not learned: the port had HV_FDB_LEARN_BUDGET
+				      requests queued (refused by a PMD) */
 	uint64_t table_full;    /**< not learned: no room */
 	uint64_t queue_full;    /**< learn requests lost: the control thread lagged */
+};
+
+/** Learn requests a PMD refused for one port, in counters of the caller's. */
+struct hv_fdb_refused {
+	uint64_t limit;  /**< the port owns max_per_port MACs */
+	uint64_t budget; /**< the port had HV_FDB_LEARN_BUDGET requests queued */
 };
 
 struct hv_fdb;
@@ -71,10 +90,12 @@ void hv_fdb_lookup_bulk(const struct hv_fdb *fdb, const struct hv_fdb_key **keys
  * Data path: @n source keys seen on @port at time @now (any monotonic unit
  * shared with hv_fdb_age(), e.g. TSC cycles converted to ms). Known keys on
  * the same port are refreshed in place; the rest are queued for the control
- * thread. @n at most 64.
+ * thread, unless @port owns its limit of MACs or has HV_FDB_LEARN_BUDGET
+ * requests queued: those are refused and added to @refused (written by the
+ * caller's thread only, e.g. per PMD). Any thread; no locks. @n at most 64.
  */
 void hv_fdb_learn_bulk(struct hv_fdb *fdb, const struct hv_fdb_key **keys, unsigned int n,
-		       uint16_t port, uint64_t now_ms);
+		       uint16_t port, uint64_t now_ms, struct hv_fdb_refused *refused);
 
 /** Control thread: apply queued learn requests. @return requests handled. */
 unsigned int hv_fdb_apply(struct hv_fdb *fdb);

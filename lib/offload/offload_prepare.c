@@ -387,13 +387,21 @@ nic_csum(struct rte_mbuf **mp_m, const struct hv_offload_hdr *h, struct rte_memp
 
 	if (b == NULL || offload_parse_l2(b, len, &l2, &type) != 0)
 		return NULL;
+	/*
+	 * The NIC takes the headers' lengths from us: a header that lies about
+	 * them (checked as parse_tcp() does) is finished in software instead.
+	 */
 	if (type == RTE_ETHER_TYPE_IPV4 && len >= l2 + sizeof(struct rte_ipv4_hdr)) {
 		const struct rte_ipv4_hdr *ip = (const void *)(b + l2);
 
 		l3 = (ip->version_ihl & 0xf) * 4;
+		if ((ip->version_ihl >> 4) != 4 || l3 < sizeof(*ip) || len < (uint32_t)l2 + l3)
+			return NULL;
 		proto = ip->next_proto_id;
 		fl = RTE_MBUF_F_TX_IPV4;
 	} else if (type == RTE_ETHER_TYPE_IPV6 && len >= l2 + sizeof(struct rte_ipv6_hdr)) {
+		if ((b[l2] >> 4) != 6)
+			return NULL;
 		l3 = sizeof(struct rte_ipv6_hdr);
 		proto = ((const struct rte_ipv6_hdr *)(b + l2))->proto;
 		fl = RTE_MBUF_F_TX_IPV6;

@@ -40,10 +40,12 @@ static unsigned int vdev_seq, daemon_seq;
 struct sent {
 	struct rte_ether_addr dst, src;
 	uint16_t tag;
+	uint16_t tpid; /* of the tag */
 	uint16_t len;
 };
 static struct sent sent[SWH_MAX_IDS];
 static uint32_t next_id;
+static uint16_t next_tpid = 0x8100; /* guest_send_tpid() */
 
 /* Daemons alive: killed (and their dirs removed) at exit whatever happens to the test. */
 static struct hvsw *volatile live[8];
@@ -598,6 +600,7 @@ swh_reset(void)
 		if (guests[i] != NULL)
 			guests[i]->n_rx = 0;
 	next_id = 0;
+	next_tpid = 0x8100;
 }
 
 static uint8_t
@@ -616,8 +619,8 @@ build(uint32_t id, uint8_t *buf)
 	memcpy(buf, &s->dst, 6);
 	memcpy(buf + 6, &s->src, 6);
 	if (s->tag != 0) {
-		buf[off++] = 0x81;
-		buf[off++] = 0x00;
+		buf[off++] = (uint8_t)(s->tpid >> 8);
+		buf[off++] = (uint8_t)s->tpid;
 		buf[off++] = (uint8_t)(s->tag >> 8);
 		buf[off++] = (uint8_t)s->tag;
 	}
@@ -646,6 +649,7 @@ frame_new(struct guest *g, const struct rte_ether_addr *dst, const struct rte_et
 		.dst = *dst,
 		.src = src ? *src : g->mac,
 		.tag = vlan_tag,
+		.tpid = next_tpid,
 		.len = (uint16_t)(64 + (*id * 97u) % 1200), /* 64..1263 bytes */
 	};
 	m = rte_pktmbuf_alloc(guest_mp);
@@ -672,6 +676,17 @@ guest_send(struct guest *g, const struct rte_ether_addr *dst, const struct rte_e
 		}
 		swh_poll();
 	}
+	return id;
+}
+
+uint32_t
+guest_send_tpid(struct guest *g, const struct rte_ether_addr *dst, uint16_t tpid, uint16_t tci)
+{
+	uint32_t id;
+
+	next_tpid = tpid;
+	id = guest_send(g, dst, NULL, tci);
+	next_tpid = 0x8100;
 	return id;
 }
 

@@ -120,6 +120,9 @@ void swh_reset(void);
  * Returns the frame's id. Aborts the test if it cannot be queued. */
 uint32_t guest_send(struct guest *g, const struct rte_ether_addr *dst,
 		    const struct rte_ether_addr *src, uint16_t vlan_tag);
+/* The same with a tag of TPID @tpid (0x88a8: 802.1ad) and TCI @tci (not 0). */
+uint32_t guest_send_tpid(struct guest *g, const struct rte_ether_addr *dst, uint16_t tpid,
+			 uint16_t tci);
 /*
  * Send @n frames from @g (its MAC, untagged) to @dst[0..n-1] in one TX burst,
  * which the guest publishes at once: the switch reads them in one burst.

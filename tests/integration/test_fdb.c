@@ -13,6 +13,8 @@
 
 static struct hv_fdb *fdb;
 static unsigned int seq;
+/* what learn() was refused, per port */
+static struct hv_fdb_refused refused[32];
 
 static struct hv_fdb_key
 key(uint32_t n, uint16_t vlan)
@@ -30,7 +32,26 @@ learn(uint32_t n, uint16_t vlan, uint16_t port, uint64_t now)
 	struct hv_fdb_key k = key(n, vlan);
 	const struct hv_fdb_key *kp = &k;
 
-	hv_fdb_learn_bulk(fdb, &kp, 1, port, now);
+	hv_fdb_learn_bulk(fdb, &kp, 1, port, now, &refused[port]);
+}
+
+/* @n new keys from @first on @port, in bursts of 64 as a PMD hands them. */
+static void
+learn_many(uint32_t first, uint32_t n, uint16_t port, uint64_t now)
+{
+	struct hv_fdb_key k[64];
+	const struct hv_fdb_key *kp[64];
+
+	for (uint32_t done = 0; done < n;) {
+		uint32_t b = RTE_MIN(n - done, 64u);
+
+		for (uint32_t i = 0; i < b; i++) {
+			k[i] = key(first + done + i, 0);
+			kp[i] = &k[i];
+		}
+		hv_fdb_learn_bulk(fdb, kp, b, port, now, &refused[port]);
+		done += b;
+	}
 }
 
 static uint16_t
@@ -45,16 +66,24 @@ lookup(uint32_t n, uint16_t vlan)
 }
 
 static void
-make(uint32_t capacity, uint32_t max_per_port, uint64_t age_ms, struct rte_rcu_qsbr *rcu)
+make_ports(uint32_t capacity, uint32_t max_per_port, uint64_t age_ms, struct rte_rcu_qsbr *rcu,
+	   uint16_t max_ports)
 {
 	char name[32];
-	struct hv_fdb_conf c = {.capacity = capacity, .max_ports = 8,
+	struct hv_fdb_conf c = {.capacity = capacity, .max_ports = max_ports,
 				.max_per_port = max_per_port, .age_ms = age_ms, .rcu = rcu,
 				.socket = SOCKET_ID_ANY};
 
 	snprintf(name, sizeof(name), "fdb%u", seq++);
 	fdb = hv_fdb_create(name, &c);
 	ck_assert_ptr_nonnull(fdb);
+	memset(refused, 0, sizeof(refused));
+}
+
+static void
+make(uint32_t capacity, uint32_t max_per_port, uint64_t age_ms, struct rte_rcu_qsbr *rcu)
+{
+	make_ports(capacity, max_per_port, age_ms, rcu, 8);
 }
 
 static void
@@ -189,16 +218,76 @@ START_TEST(learn_queue_overflow_is_counted)
 {
 	struct hv_fdb_stats st;
 
+	/* many ports, each within its budget, together more than the ring holds */
 	teardown();
-	make(16384, 0, 1000, NULL);
-	for (uint32_t i = 0; i < 6000; i++)
-		learn(i, 0, 1, 1);
+	make_ports(16384, 0, 1000, NULL, 32);
+	for (uint32_t i = 0; i < 6400; i++)
+		learn(i, 0, (uint16_t)(i % 32), 1);
 	hv_fdb_get_stats(fdb, &st);
-	ck_assert_uint_ge(st.queue_full, 6000 - 4096);
+	ck_assert_uint_ge(st.queue_full, 6400 - 4096);
+	ck_assert_uint_eq(st.budget_refused, 0);
 	while (hv_fdb_apply(fdb) > 0)
 		;
 	hv_fdb_get_stats(fdb, &st);
-	ck_assert_uint_eq(st.learned + st.queue_full, 6000);
+	ck_assert_uint_eq(st.learned + st.queue_full, 6400);
+}
+END_TEST
+
+/*
+ * One port spraying source addresses takes at most its budget of the ring:
+ * another port's request still finds room, and the sprayer learns again once
+ * the control thread took its requests.
+ */
+START_TEST(learn_budget_per_port)
+{
+	struct hv_fdb_stats st;
+	unsigned int applied;
+
+	teardown();
+	make(16384, 0, 1000, NULL);
+	learn_many(0, 5000, 1, 1);
+	learn(9999, 0, 2, 1);
+	applied = hv_fdb_apply(fdb);
+	ck_assert_uint_eq(lookup(9999, 0), 2);
+	ck_assert_uint_eq(applied, HV_FDB_LEARN_BUDGET + 1);
+	ck_assert_uint_eq(refused[1].budget, 5000 - HV_FDB_LEARN_BUDGET);
+	ck_assert_uint_eq(refused[2].budget + refused[2].limit, 0);
+	ck_assert_uint_eq(hv_fdb_count(fdb, 1), HV_FDB_LEARN_BUDGET);
+	hv_fdb_get_stats(fdb, &st);
+	ck_assert_uint_eq(st.budget_refused, 5000 - HV_FDB_LEARN_BUDGET);
+	ck_assert_uint_eq(st.queue_full, 0);
+	/* applied: the budget is back */
+	learn_many(20000, HV_FDB_LEARN_BUDGET, 1, 2);
+	ck_assert_uint_eq(refused[1].budget, 5000 - HV_FDB_LEARN_BUDGET);
+	ck_assert_uint_eq(hv_fdb_apply(fdb), HV_FDB_LEARN_BUDGET);
+	ck_assert_uint_eq(hv_fdb_count(fdb, 1), 2 * HV_FDB_LEARN_BUDGET);
+}
+END_TEST
+
+/* A port at its limit queues nothing: the control thread would refuse it. */
+START_TEST(learn_refused_at_limit)
+{
+	struct hv_fdb_stats st;
+
+	teardown();
+	make(1024, 4, 1000, NULL);
+	learn_many(0, 4, 3, 1);
+	learn(500, 0, 4, 1);
+	ck_assert_uint_eq(hv_fdb_apply(fdb), 5);
+	learn_many(100, 10, 3, 2);
+	learn(500, 0, 3, 2); /* nor a move to the full port */
+	learn(0, 0, 3, 2);   /* its own: refreshed in place */
+	ck_assert_uint_eq(hv_fdb_apply(fdb), 0);
+	ck_assert_uint_eq(refused[3].limit, 11);
+	ck_assert_uint_eq(lookup(500, 0), 4);
+	hv_fdb_get_stats(fdb, &st);
+	ck_assert_uint_eq(st.limit_refused, 11);
+	/* below the limit again: learns */
+	ck_assert_uint_eq(hv_fdb_flush(fdb, 3), 4);
+	learn(100, 0, 3, 3);
+	ck_assert_uint_eq(hv_fdb_apply(fdb), 1);
+	ck_assert_uint_eq(lookup(100, 0), 3);
+	ck_assert_uint_eq(refused[3].limit, 11);
 }
 END_TEST
 
@@ -287,6 +376,8 @@ suite(void)
 	tcase_add_test(t, ageing);
 	tcase_add_test(t, flush_and_walk);
 	tcase_add_test(t, learn_queue_overflow_is_counted);
+	tcase_add_test(t, learn_budget_per_port);
+	tcase_add_test(t, learn_refused_at_limit);
 	tcase_add_test(t, bad_config_refused);
 	tcase_add_test(t, concurrent_reader);
 	suite_add_tcase(s, t);

@@ -394,6 +394,7 @@ END_TEST
 START_TEST(mac_limit)
 {
 	uint32_t ids[10];
+	double refused0;
 	uint64_t end;
 	cJSON *r;
 
@@ -416,6 +417,17 @@ START_TEST(mac_limit)
 	r = hvsw_ok(&D, "port.show", "{\"name\":\"vm0\"}");
 	ck_assert_int_eq((int)swh_num(r, "macs"), 4);
 	cJSON_Delete(r);
+	/* at its limit, the port's new sources are refused by the PMD: not queued */
+	refused0 = hvsw_port_stat(&D, "vm0", "learn_refused_limit");
+	ck_assert_msg(refused0 >= 0 && refused0 <= 6, "learn_refused_limit %.0f", refused0);
+	for (unsigned int k = 0; k < 3; k++) {
+		struct rte_ether_addr src = swh_mac((uint8_t)(0x30 + k));
+
+		must_arrive(1, guest_send(&G[0], &swh_bcast, &src, 0));
+	}
+	stat_is("vm0", "learn_refused_limit", refused0 + 3);
+	ck_assert_int_eq((int)fdb_stat("limit_refused"), 9);
+	ck_assert_int_eq((int)hvsw_port_stat(&D, "vm0", "learn_refused_budget"), 0);
 	/* the limit is per port: vm1 still learns */
 	must_arrive(0, guest_send(&G[1], &swh_bcast, NULL, 0));
 	ck_assert_msg(fdb_wait(&G[1].mac, "vm1", true, T), "vm1 did not learn its own MAC");
@@ -531,6 +543,44 @@ START_TEST(vlan_trunk)
 	ck_assert_uint_eq(guest_count(&G[2], a) + guest_count(&G[3], a), 0);
 	ck_assert_uint_eq(guest_count(&G[1], a), 1);
 	ck_assert_uint_eq(guest_count(&G[0], b) + guest_count(&G[1], t) + guest_count(&G[1], k), 0);
+	no_bad_frames(4);
+	stop_ok();
+}
+END_TEST
+
+/*
+ * VLAN hopping: a guest on an access port, the untagged domain's included,
+ * may not send a tag of its own; the trunk peer sees only what the switch
+ * tagged. Priority tags (VID 0) and 802.1ad tags are refused alike.
+ */
+START_TEST(vlan_hopping)
+{
+	uint32_t hop[4], ok0, ok2;
+
+	start(NULL);
+	add(0, NULL);
+	add(1, ",\"trunk\":true");
+	add(2, ",\"vlan\":10");
+	add(3, NULL);
+	hop[0] = guest_send(&G[0], &swh_bcast, NULL, 10);
+	hop[1] = guest_send(&G[0], &swh_bcast, NULL, 0x2000); /* PCP 1, VID 0 */
+	hop[2] = guest_send_tpid(&G[0], &swh_bcast, 0x88a8, 10);
+	hop[3] = guest_send(&G[2], &swh_bcast, NULL, 20);
+	/* later frames of each domain reach the trunk as the switch tags them */
+	ok0 = guest_send(&G[0], &swh_bcast, NULL, 0);
+	ok2 = guest_send(&G[2], &swh_bcast, NULL, 0);
+	must_arrive(1, ok0);
+	must_arrive(1, ok2);
+	ck_assert_uint_eq(guest_tag(&G[1], ok0), 0);
+	ck_assert_uint_eq(guest_tag(&G[1], ok2), 10);
+	must_arrive(3, ok0);
+	must_arrive(2, guest_send(&G[1], &swh_bcast, NULL, 10)); /* a barrier for vm2 */
+	for (unsigned int i = 0; i < RTE_DIM(hop); i++)
+		for (unsigned int g = 0; g < 4; g++)
+			ck_assert_msg(guest_count(&G[g], hop[i]) == 0, "frame %u reached vm%u", i, g);
+	ck_assert_uint_eq(G[1].n_rx, 2);
+	stat_is("vm0", "vlan", 3);
+	stat_is("vm2", "vlan", 1);
 	no_bad_frames(4);
 	stop_ok();
 }
@@ -1090,6 +1140,7 @@ make_suite(void)
 	tcase_add_test(t, mac_limit);
 	tcase_add_test(t, vlan_isolation);
 	tcase_add_test(t, vlan_trunk);
+	tcase_add_test(t, vlan_hopping);
 	tcase_add_test(t, ethdev_uplink);
 	tcase_add_test(t, port_changes_under_traffic);
 	tcase_add_test(t, restart_server_ports);

@@ -539,6 +539,65 @@ START_TEST(nic_offloads)
 }
 END_TEST
 
+/*
+ * A partial checksum for a NIC whose IP header lies about its length or
+ * version: the NIC would parse by a wrong l3_len (0..16 bytes), so it is
+ * finished in software; a sound one next to it still goes to the NIC.
+ */
+START_TEST(nic_csum_bad_ip_header)
+{
+	static struct frame f;
+	static const struct {
+		bool v6;
+		uint8_t first; /* version and IHL byte */
+	} bad[] = {{false, 0x40}, {false, 0x44}, {false, 0x65}, {false, 0x05}, {true, 0x40}};
+	uint64_t capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS | RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
+			RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+	uint32_t caps = hv_offload_caps_from_ethdev(capa);
+	struct rte_mbuf *out[HV_OFFLOAD_MAX_SEGS], *m;
+	struct hv_offload_stats st = {0};
+	struct hv_offload_hdr h;
+
+	for (unsigned int i = 0; i < RTE_DIM(bad); i++) {
+		struct frame_spec s = {.v6 = bad[i].v6, .payload = 300, .tcp_flags = 0x18};
+		uint16_t l3;
+
+		craft(&f, &s);
+		f.b[f.l2] = bad[i].first;
+		/* where the guest claims TCP starts: after the header it describes */
+		l3 = bad[i].v6 ? 40 : (bad[i].first & 0xf) * 4;
+		h = tso_hdr(&f, 0, false);
+		h.gso_type = 0;
+		h.csum_start = (uint16_t)(f.l2 + l3);
+		m = to_mbuf(f.b, f.len, 2048, &h);
+		ck_assert_uint_eq(hv_offload_prepare(m, caps, mp, out, &st), 1);
+		ck_assert_msg(!(out[0]->ol_flags & (RTE_MBUF_F_TX_TCP_CKSUM | RTE_MBUF_F_TX_IPV4 |
+						    RTE_MBUF_F_TX_IPV6)),
+			      "case %u (0x%02x): handed to the NIC, l3_len %u", i, bad[i].first,
+			      out[0]->l3_len);
+		ck_assert(!hv_offload_mbuf_has_hdr(out[0]));
+		rte_pktmbuf_free(out[0]);
+	}
+	ck_assert_uint_eq(st.csum_finished, RTE_DIM(bad));
+	ck_assert_uint_eq(st.hw_offload, 0);
+	/* the same frames, sound: the NIC's */
+	for (int v6 = 0; v6 < 2; v6++) {
+		struct frame_spec s = {.v6 = v6, .payload = 300, .tcp_flags = 0x18};
+
+		craft(&f, &s);
+		h = tso_hdr(&f, 0, false);
+		h.gso_type = 0;
+		m = to_mbuf(f.b, f.len, 2048, &h);
+		ck_assert_uint_eq(hv_offload_prepare(m, caps, mp, out, &st), 1);
+		ck_assert(out[0]->ol_flags & RTE_MBUF_F_TX_TCP_CKSUM);
+		ck_assert_uint_eq(out[0]->l3_len, f.l3);
+		rte_pktmbuf_free(out[0]);
+	}
+	ck_assert_uint_eq(st.hw_offload, 2);
+	ck_assert_uint_eq(rte_mempool_in_use_count(mp), 0);
+}
+END_TEST
+
 /* ---- one negative test per validation rule ---- */
 
 static enum hv_offload_drop
@@ -811,6 +870,7 @@ main(int argc, char **argv)
 	tcase_add_test(seg, finish_single_frame);
 	tcase_add_test(seg, shared_frame_left_alone);
 	tcase_add_test(seg, nic_offloads);
+	tcase_add_test(seg, nic_csum_bad_ip_header);
 	tcase_add_test(seg, hdr_len_is_a_hint);
 	tcase_add_test(neg_tc, neg_flags);
 	tcase_add_test(neg_tc, neg_gso_type);
