@@ -8,7 +8,7 @@ packages=(
 	dpdk dpdk-dev libdpdk-dev libcjson-dev check
 	python3 python3-pyelftools python3-scapy procps
 	qemu-system-x86 linux-image-cloud-amd64 busybox-static xz-utils cpio lz4 binutils
-	iperf3 ethtool
+	iperf3 ethtool strace
 )
 missing=()
 for p in "${packages[@]}"; do
