@@ -134,11 +134,33 @@ dev_driver_ok(void *opaque)
 	return (dev->driver_features & 1) == 0; /* sometimes refuse, as a backend may */
 }
 
+static unsigned int resets;
+
+static void
+dev_reset(void *opaque)
+{
+	(void)opaque;
+	resets++; /* a backend would stop its rings */
+}
+
+/* not static: the reads into it must not be optimised away */
+uint64_t hv_fuzz_sink;
+
+/* As virtio-net does: route each queue's unmasked vector to its message. */
 static void
 dev_vectors_changed(void *opaque)
 {
+	unsigned int q;
+
 	(void)opaque;
 	check_vectors(dev); /* what the device acts on must be valid when it is told */
+	for (q = 0; q < dev->nqueues; q++) {
+		uint16_t vec = dev->q[q].vector;
+
+		if (vec != MSIX_NO_VECTOR && !vmm_msix_masked(&dev->msix, vec))
+			hv_fuzz_sink += vmm_msix_addr(&dev->msix, vec) +
+					vmm_msix_data(&dev->msix, vec);
+	}
 }
 
 static bool
@@ -152,6 +174,7 @@ dev_vector_pending(void *opaque, unsigned int vec)
 static const struct vmm_virtio_ops dev_ops = {
 	.config_read = dev_config_read,
 	.driver_ok = dev_driver_ok,
+	.reset = dev_reset,
 	.vectors_changed = dev_vectors_changed,
 	.vector_pending = dev_vector_pending,
 };
