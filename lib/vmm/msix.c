@@ -78,10 +78,13 @@ vmm_msix_pba_read(struct vmm_msix *m, uint64_t off, void *data, uint32_t len)
 		if (vmm_msix_masked(m, first + i) && m->pending &&
 		    m->pending(m->opaque, first + i))
 			bits |= 1ull << i;
-	if (len == 8)
+	if (len == 8) {
 		memcpy(data, &bits, 8);
-	else
-		*(uint32_t *)data = (uint32_t)(bits >> (8 * (off & 4)));
+	} else {
+		uint32_t half = (uint32_t)(bits >> (8 * (off & 4)));
+
+		memcpy(data, &half, 4);
+	}
 }
 
 void

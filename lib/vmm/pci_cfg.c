@@ -1,6 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* PCI config space of a type-0 function: BAR sizing, command register,
- * capability list (see pci.h). */
+ * capability list (see pci.h).
+ *
+ * A guest writes any value at any offset: every byte has a write mask, and
+ * only the command bits we implement, cache line size, latency timer,
+ * interrupt line, the BARs' address bits and what a device opens of its
+ * capabilities (MSI-X: enable and function mask) can change. Capability ids
+ * and links, MSI-X table size and table/PBA locations, virtio capability
+ * bodies are read-only: the transport's emulation relies on them. */
 #include <string.h>
 
 #include "le_bytes.h"
@@ -21,6 +28,18 @@ vmm_pci_dev_init(struct vmm_pci_dev *d, uint16_t vendor, uint16_t device, uint32
 	le_put16(d->cfg + 0x2e, subsys);
 	d->cfg[0x3d] = 1; /* INTA#, though MSI-X is what we deliver */
 	d->cap_end = PCI_CAP_START;
+	d->wmask[0x04] = PCI_CMD_MEM | PCI_CMD_MASTER;
+	d->wmask[0x05] = 0x04; /* INTx disable */
+	d->wmask[0x0c] = 0xff; /* cache line size */
+	d->wmask[0x0d] = 0xff; /* latency timer */
+	d->wmask[0x3c] = 0xff; /* interrupt line */
+}
+
+void
+vmm_pci_set_wmask(struct vmm_pci_dev *d, uint32_t off, uint8_t mask)
+{
+	if (off < PCI_CFG_SIZE)
+		d->wmask[off] = mask;
 }
 
 int
@@ -47,13 +66,14 @@ void
 vmm_pci_set_bar(struct vmm_pci_dev *d, unsigned int bar, uint32_t addr, uint32_t size)
 {
 	d->bar_size[bar] = size;
-	le_put32(d->cfg + 0x10 + 4 * bar, addr & ~(size - 1));
+	d->bar_base[bar] = addr & ~(size - 1);
+	le_put32(d->cfg + 0x10 + 4 * bar, d->bar_base[bar]);
 }
 
 uint64_t
 vmm_pci_bar_addr(const struct vmm_pci_dev *d, unsigned int bar)
 {
-	return le_get32(d->cfg + 0x10 + 4 * bar) & ~0xfu;
+	return bar < PCI_NUM_BARS ? d->bar_base[bar] : 0;
 }
 
 uint32_t
@@ -61,7 +81,7 @@ vmm_pci_cfg_read(const struct vmm_pci_dev *d, uint32_t off, uint32_t len)
 {
 	uint32_t v = 0, i;
 
-	if (off >= PCI_CFG_SIZE || len > PCI_CFG_SIZE - off)
+	if (len == 0 || len > 4 || off >= PCI_CFG_SIZE || len > PCI_CFG_SIZE - off)
 		return 0xffffffff;
 	for (i = 0; i < len; i++)
 		v |= (uint32_t)d->cfg[off + i] << (8 * i);
@@ -69,20 +89,27 @@ vmm_pci_cfg_read(const struct vmm_pci_dev *d, uint32_t off, uint32_t len)
 }
 
 /* A BAR register after a write of val: the size's low bits stay zero, which
- * is how the guest's all-ones write reads back the size. */
+ * is how the guest's all-ones write reads back the size. The register then
+ * holds the sizing pattern (all address bits set: a window ending at 4 GiB,
+ * which QEMU does not map either); the BAR keeps decoding where it was until
+ * the guest writes an address, so the device moves from there, not from the
+ * pattern. */
 static void
 bar_write(struct vmm_pci_dev *d, unsigned int bar, uint32_t val)
 {
-	uint64_t old = vmm_pci_bar_addr(d, bar);
-	uint32_t size = d->bar_size[bar];
+	uint32_t size = d->bar_size[bar], old = d->bar_base[bar], reg;
 
 	if (size == 0) {
 		le_put32(d->cfg + 0x10 + 4 * bar, 0);
 		return;
 	}
-	le_put32(d->cfg + 0x10 + 4 * bar, val & ~(size - 1));
-	if (val != 0xffffffff && vmm_pci_bar_addr(d, bar) != old && d->ops && d->ops->bar_moved)
-		d->ops->bar_moved(d->opaque, bar, old, vmm_pci_bar_addr(d, bar));
+	reg = val & ~(size - 1);
+	le_put32(d->cfg + 0x10 + 4 * bar, reg);
+	if (reg == ~(size - 1) || reg == old)
+		return;
+	d->bar_base[bar] = reg;
+	if (d->ops && d->ops->bar_moved)
+		d->ops->bar_moved(d->opaque, bar, old, reg);
 }
 
 void
@@ -90,7 +117,8 @@ vmm_pci_cfg_write(struct vmm_pci_dev *d, uint32_t off, uint32_t val, uint32_t le
 {
 	uint32_t i;
 
-	if (off >= PCI_CFG_SIZE || len > PCI_CFG_SIZE - off)
+	/* within one dword, as configuration mechanism #1 and ECAM accesses are */
+	if (len == 0 || len > 4 || off >= PCI_CFG_SIZE || (off & 3) + len > 4)
 		return;
 	if (off >= 0x10 && off < 0x28) {
 		unsigned int bar = (off - 0x10) / 4;
@@ -105,16 +133,7 @@ vmm_pci_cfg_write(struct vmm_pci_dev *d, uint32_t off, uint32_t val, uint32_t le
 		uint32_t o = off + i;
 		uint8_t b = (uint8_t)(val >> (8 * i));
 
-		/* writable: command (memory, master, INTx disable), cache line,
-		 * latency, interrupt line, and capability bodies (not ids or links) */
-		if (o == 0x04)
-			d->cfg[o] = b & 0x06;
-		else if (o == 0x05)
-			d->cfg[o] = b & 0x04;
-		else if (o == 0x0c || o == 0x0d || o == 0x3c)
-			d->cfg[o] = b;
-		else if (o >= PCI_CAP_START && o < d->cap_end)
-			d->cfg[o] = b;
+		d->cfg[o] = (uint8_t)((d->cfg[o] & ~d->wmask[o]) | (b & d->wmask[o]));
 	}
 	if (off >= PCI_CAP_START && off < d->cap_end && d->ops && d->ops->cap_write)
 		d->ops->cap_write(d->opaque, off, len);

@@ -179,8 +179,7 @@ net_config_read(void *opaque, uint64_t off, void *data, uint32_t len)
 	memcpy(cfg + 6, &status, 2);
 	memcpy(cfg + 8, &pairs, 2);
 	memcpy(cfg + 10, &mtu, 2);
-	if (off < sizeof(cfg) && len <= sizeof(cfg) - off)
-		memcpy(data, cfg + off, len);
+	vmm_virtio_config_copy(cfg, sizeof(cfg), off, data, len);
 }
 
 /* ---- backend ---- */
@@ -294,25 +293,12 @@ net_reset(void *opaque)
 	n->acked = 0;
 }
 
-static void
-net_notify_moved(void *opaque, uint64_t old_base, uint64_t new_base)
-{
-	struct vmm_virtio_net *n = opaque;
-	unsigned int q;
-
-	for (q = 0; q < NET_QUEUES; q++) {
-		vmm_ioeventfd(n->vm, n->kickfd[q], old_base + q * VIRTIO_NOTIFY_MULT, false);
-		vmm_ioeventfd(n->vm, n->kickfd[q], new_base + q * VIRTIO_NOTIFY_MULT, true);
-	}
-}
-
 static const struct vmm_virtio_ops net_ops = {
 	.config_read = net_config_read,
 	.driver_ok = net_driver_ok,
 	.reset = net_reset,
 	.vectors_changed = net_vectors_changed,
 	.vector_pending = net_vector_pending,
-	.notify_moved = net_notify_moved,
 };
 
 /* The backend sends nothing unsolicited: readable means it hung up (or sent
@@ -395,7 +381,7 @@ vmm_virtio_net_init(struct hv_vm *vm)
 		return -1;
 	n->vp.device_features = n->offered;
 	for (q = 0; q < NET_QUEUES; q++)
-		if (vmm_ioeventfd(vm, n->kickfd[q], vmm_virtio_notify_addr(&n->vp, q), true) != 0)
+		if (vmm_virtio_pci_set_kickfd(&n->vp, q, n->kickfd[q]) != 0)
 			return -1;
 	return 0;
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* virtio-pci modern transport (see virtio_pci.h). */
+/* virtio-pci modern transport (see virtio_pci.h): the guest-facing registers,
+ * pure (no KVM; the host's part goes through vmm_virtio_host_ops). */
 #include <string.h>
 
 #include "virtio_pci.h"
-#include "vmm_internal.h"
 
 #define VIRTIO_F_VERSION_1 32
 
@@ -230,8 +230,15 @@ common_write(struct vmm_virtio_pci *v, uint64_t off, uint32_t val)
 	}
 }
 
-static void
-bar_read(void *opaque, uint64_t off, void *data, uint32_t len)
+void
+vmm_virtio_config_copy(const void *img, uint32_t img_len, uint64_t off, void *data, uint32_t len)
+{
+	if (off < img_len && len <= img_len - off)
+		memcpy(data, (const uint8_t *)img + off, len);
+}
+
+void
+vmm_virtio_pci_bar_read(void *opaque, uint64_t off, void *data, uint32_t len)
 {
 	struct vmm_virtio_pci *v = opaque;
 
@@ -253,8 +260,8 @@ bar_read(void *opaque, uint64_t off, void *data, uint32_t len)
 	}
 }
 
-static void
-bar_write(void *opaque, uint64_t off, const void *data, uint32_t len)
+void
+vmm_virtio_pci_bar_write(void *opaque, uint64_t off, const void *data, uint32_t len)
 {
 	struct vmm_virtio_pci *v = opaque;
 	uint32_t val = 0;
@@ -274,8 +281,6 @@ bar_write(void *opaque, uint64_t off, const void *data, uint32_t len)
 		common_write(v, off, val);
 	}
 }
-
-static const struct vmm_io_ops bar_ops = {.read = bar_read, .write = bar_write};
 
 static void
 msix_update(void *opaque, unsigned int vec)
@@ -305,17 +310,29 @@ cap_write(void *opaque, uint32_t off, uint32_t len)
 		vmm_msix_control(&v->msix, (uint16_t)vmm_pci_cfg_read(&v->pci, ctrl_off, 2));
 }
 
+/* BAR0 moved: the kick ioeventfds follow it, each removed exactly where it
+ * was registered. */
 static void
 bar_moved(void *opaque, unsigned int bar, uint64_t old_addr, uint64_t new_addr)
 {
 	struct vmm_virtio_pci *v = opaque;
+	unsigned int q;
 
+	(void)old_addr;
 	if (bar != 0)
 		return;
-	v->bar_region->base = new_addr;
-	if (v->ops->notify_moved)
-		v->ops->notify_moved(v->opaque, old_addr + VIRTIO_BAR_NOTIFY,
-				     new_addr + VIRTIO_BAR_NOTIFY);
+	if (v->host->bar_moved)
+		v->host->bar_moved(v->host_ctx, new_addr);
+	for (q = 0; q < v->nqueues; q++) {
+		if (v->kickfd[q] < 0)
+			continue;
+		if (v->kick_addr[q] != 0)
+			v->host->ioeventfd(v->host_ctx, v->kickfd[q], v->kick_addr[q], false);
+		v->kick_addr[q] = 0;
+		if (v->host->ioeventfd(v->host_ctx, v->kickfd[q], vmm_virtio_notify_addr(v, q),
+				       true) == 0)
+			v->kick_addr[q] = vmm_virtio_notify_addr(v, q);
+	}
 }
 
 static const struct vmm_pci_dev_ops pci_ops = {.cap_write = cap_write, .bar_moved = bar_moved};
@@ -339,25 +356,30 @@ add_virtio_cap(struct vmm_virtio_pci *v, uint8_t type, uint32_t offset, uint32_t
 }
 
 int
-vmm_virtio_pci_init(struct vmm_virtio_pci *v, struct hv_vm *vm, unsigned int slot,
-		    uint16_t device_id, uint16_t nqueues, uint16_t qsize_max,
-		    const struct vmm_virtio_ops *ops, void *opaque)
+vmm_virtio_pci_setup(struct vmm_virtio_pci *v, uint16_t device_id, uint16_t nqueues,
+		     uint16_t qsize_max, uint32_t bar_addr, const struct vmm_virtio_ops *ops,
+		     void *opaque, const struct vmm_virtio_host_ops *host, void *host_ctx)
 {
-	unsigned int nvec = nqueues + 1u;
+	unsigned int q, nvec;
 	uint8_t msix[10];
-	uint16_t ctrl = (uint16_t)(nvec - 1);
-	uint32_t table = VIRTIO_BAR_MSIX_TABLE, pba = VIRTIO_BAR_MSIX_PBA, bar;
+	uint16_t ctrl;
+	uint32_t table = VIRTIO_BAR_MSIX_TABLE, pba = VIRTIO_BAR_MSIX_PBA;
 
 	memset(v, 0, sizeof(*v));
-	v->vm = vm;
 	v->nqueues = nqueues > VIRTIO_PCI_MAX_QUEUES ? VIRTIO_PCI_MAX_QUEUES : nqueues;
 	v->qsize_max = qsize_max;
 	v->ops = ops;
 	v->opaque = opaque;
+	v->host = host;
+	v->host_ctx = host_ctx;
+	for (q = 0; q < VIRTIO_PCI_MAX_QUEUES; q++)
+		v->kickfd[q] = -1;
 	vmm_pci_dev_init(&v->pci, 0x1af4, (uint16_t)(0x1040 + device_id), 0x020000, 1, 0x1af4,
 			 0x1100);
 	v->pci.ops = &pci_ops;
 	v->pci.opaque = v;
+	nvec = v->nqueues + 1u;
+	ctrl = (uint16_t)(nvec - 1); /* table size, read-only */
 	vmm_msix_init(&v->msix, nvec, msix_update, msix_pending, v);
 	memcpy(msix, &ctrl, 2);
 	memcpy(msix + 2, &table, 4); /* BIR 0 */
@@ -367,16 +389,30 @@ vmm_virtio_pci_init(struct vmm_virtio_pci *v, struct hv_vm *vm, unsigned int slo
 	    add_virtio_cap(v, 2, VIRTIO_BAR_NOTIFY, 0x1000, VIRTIO_NOTIFY_MULT) < 0 ||
 	    add_virtio_cap(v, 3, VIRTIO_BAR_ISR, 1, 0) < 0 ||
 	    add_virtio_cap(v, 4, VIRTIO_BAR_DEVICE, 0x100, 0) < 0)
-		return vmm_err("virtio: config space full");
-	bar = vmm_pci_alloc_bar(vm, VIRTIO_BAR_SIZE);
-	vmm_pci_set_bar(&v->pci, 0, bar, VIRTIO_BAR_SIZE);
+		return -1;
+	/* of message control only MSI-X enable and function mask are the guest's */
+	vmm_pci_set_wmask(&v->pci, (uint32_t)v->msix_cap + 3,
+			  (MSIX_CTRL_ENABLE | MSIX_CTRL_FMASK) >> 8);
+	vmm_pci_set_bar(&v->pci, 0, bar_addr, VIRTIO_BAR_SIZE);
 	/* preconfigured like firmware would: memory decoding and bus mastering on */
 	v->pci.cfg[0x04] = PCI_CMD_MEM | PCI_CMD_MASTER;
-	v->bar_region = vmm_bus_add(&vm->mmio, bar, VIRTIO_BAR_SIZE, &bar_ops, v);
-	if (v->bar_region == NULL)
-		return vmm_err("MMIO bus full");
 	virtio_reset(v);
-	return vmm_pci_attach(vm, slot, &v->pci);
+	return 0;
+}
+
+int
+vmm_virtio_pci_set_kickfd(struct vmm_virtio_pci *v, unsigned int q, int fd)
+{
+	uint64_t addr;
+
+	if (q >= v->nqueues || v->kickfd[q] >= 0)
+		return -1;
+	addr = vmm_virtio_notify_addr(v, q);
+	if (v->host->ioeventfd(v->host_ctx, fd, addr, true) != 0)
+		return -1;
+	v->kickfd[q] = fd;
+	v->kick_addr[q] = addr;
+	return 0;
 }
 
 uint64_t

@@ -2,7 +2,11 @@
 /*
  * virtio-pci modern transport (virtio 1.x, 4.1): common configuration, ISR,
  * device configuration and notification regions in BAR0, MSI-X table and PBA
- * in the same BAR. The device behind it gets a small ops table.
+ * in the same BAR. The device behind it gets a small ops table; what the
+ * transport needs of KVM (the kick ioeventfds) goes through another, so that
+ * all guest-facing register handling is pure (virtio_pci.c, unit-tested and
+ * fuzzed without KVM) and only vmm_virtio_pci_init (virtio_pci_vm.c) touches
+ * the VM.
  */
 #ifndef VMM_VIRTIO_PCI_H
 #define VMM_VIRTIO_PCI_H
@@ -49,18 +53,31 @@ struct vmm_virtio_ops {
 	/* a queue's vector, or that vector's MSI-X state, changed */
 	void (*vectors_changed)(void *opaque);
 	bool (*vector_pending)(void *opaque, unsigned int vec);
-	/* the notification region moved (BAR reprogrammed) */
-	void (*notify_moved)(void *opaque, uint64_t old_base, uint64_t new_base);
+};
+
+/* What the transport asks of the VM: KVM in virtio_pci_vm.c, a fake in the
+ * unit test and the fuzz target. */
+struct vmm_virtio_host_ops {
+	/* register (assign) or remove a kick eventfd on a guest-physical
+	 * address, any write width; 0 or -1 */
+	int (*ioeventfd)(void *ctx, int fd, uint64_t addr, bool assign);
+	/* BAR0 decodes at base from now on (the MMIO region moves there) */
+	void (*bar_moved)(void *ctx, uint64_t base);
 };
 
 struct hv_vm;
+struct vmm_region;
 
 struct vmm_virtio_pci {
-	struct hv_vm *vm;
+	struct hv_vm *vm;              /* vmm_virtio_pci_init only: NULL when set up pure */
+	struct vmm_region *bar_region; /* likewise */
 	struct vmm_pci_dev pci;
 	struct vmm_msix msix;
 	int msix_cap;
-	struct vmm_region *bar_region;
+	const struct vmm_virtio_host_ops *host;
+	void *host_ctx;
+	int kickfd[VIRTIO_PCI_MAX_QUEUES];     /* -1: none */
+	uint64_t kick_addr[VIRTIO_PCI_MAX_QUEUES]; /* where it is registered; 0: nowhere */
 	uint64_t device_features;
 	uint64_t driver_features;
 	uint32_t dfselect, gfselect;
@@ -75,10 +92,38 @@ struct vmm_virtio_pci {
 	void *opaque;
 };
 
+/**
+ * Set up the transport of a device with nqueues queues (at most
+ * VIRTIO_PCI_MAX_QUEUES) of at most qsize_max entries, BAR0 at bar_addr, and
+ * reset it. Pure: no KVM. Returns 0, or -1 when the capabilities do not fit.
+ * All calls on v (and the register handlers) run under the VM's device lock.
+ */
+int vmm_virtio_pci_setup(struct vmm_virtio_pci *v, uint16_t device_id, uint16_t nqueues,
+			 uint16_t qsize_max, uint32_t bar_addr, const struct vmm_virtio_ops *ops,
+			 void *opaque, const struct vmm_virtio_host_ops *host, void *host_ctx);
+/**
+ * The same, on vm: BAR0 from the PCI window, an MMIO region for it, the
+ * function at 00:slot.0, KVM ioeventfds for the kicks. Returns 0 or -1 (with
+ * hv_vmm_error() set).
+ */
 int vmm_virtio_pci_init(struct vmm_virtio_pci *v, struct hv_vm *vm, unsigned int slot,
 			uint16_t device_id, uint16_t nqueues, uint16_t qsize_max,
 			const struct vmm_virtio_ops *ops, void *opaque);
+/**
+ * Register fd as queue q's kick eventfd on its notify address; the transport
+ * moves it with BAR0. The caller keeps fd open while the transport lives.
+ * Returns 0 or -1 (the host's ioeventfd failed, or no such queue).
+ */
+int vmm_virtio_pci_set_kickfd(struct vmm_virtio_pci *v, unsigned int q, int fd);
 /* Guest-physical notify address of queue q. */
 uint64_t vmm_virtio_notify_addr(const struct vmm_virtio_pci *v, unsigned int q);
+/* BAR0 accesses, off relative to BAR0 and off + len within it, len 1 to 8;
+ * data zeroed by the caller for reads (as the MMIO bus does). */
+void vmm_virtio_pci_bar_read(void *v, uint64_t off, void *data, uint32_t len);
+void vmm_virtio_pci_bar_write(void *v, uint64_t off, const void *data, uint32_t len);
+/* For a device's config_read: [off, off + len) of its config image img of
+ * img_len bytes; nothing is copied when that is not all inside. */
+void vmm_virtio_config_copy(const void *img, uint32_t img_len, uint64_t off, void *data,
+			    uint32_t len);
 
 #endif
