@@ -65,6 +65,7 @@ fuzz_targets=(
 	"fuzz_msg tests/fuzz/corpus/msg"
 	"fuzz_vring tests/fuzz/corpus/vring"
 	"fuzz_offload tests/fuzz/corpus/offload"
+	"fuzz_vmm tests/fuzz/corpus/vmm"
 )
 
 # One target on a scratch copy of its seeds, bounded by time or by inputs;

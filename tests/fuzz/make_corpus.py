@@ -216,11 +216,76 @@ def offload_seeds():
     return seeds
 
 
+# fuzz_vmm: 12-byte operations [kind][width][offset le16][value le64] on the
+# VMM's guest-facing registers (input format: top of fuzz_vmm.c).
+CFG_R, CFG_W, BAR_R, BAR_W = 0, 1, 2, 3
+BAR0 = 0xC0000000
+MSIX = 0x40  # MSI-X capability offset
+
+
+def op(kind, off, width, val=0):
+    # width: config ops take it as the length (0-8); BAR ops as length - 1
+    w = width if kind < 2 else width - 1
+    return struct.pack("<BBHQ", kind, w, off, val)
+
+
+def cr(off, n=4): return op(CFG_R, off, n)
+def cw(off, v, n=4): return op(CFG_W, off, n, v)
+def br(off, n=4): return op(BAR_R, off, n)
+def bw(off, v, n=4): return op(BAR_W, off, n, v)
+
+
+def vmm_seeds():
+    s = {}
+    # Linux's BAR sizing: save, all ones, read the size, restore; then a move
+    s["bar_sizing"] = (cr(0x10) + cw(0x04, 0x0000, 2) + cw(0x10, 0xFFFFFFFF) + cr(0x10)
+                       + cw(0x10, BAR0) + cw(0x04, 0x0006, 2)
+                       + cw(0x10, 0xFFFFFFFF) + cr(0x10) + cw(0x10, 0xD0000000)
+                       + cw(0x12, 0xFFFF, 2) + cw(0x10, 0xFFFF, 2) + cw(0x12, 0xE000, 2)
+                       + cw(0x10, 0, 2) + cw(0x14, 0xFFFFFFFF) + cr(0x14))
+    # walk the capability list, try to overwrite every capability dword
+    walk = cr(0x34, 1)
+    for c in range(0x40, 0x90, 4):
+        walk += cr(c) + cw(c, 0xFFFFFFFF) + cw(c, 0) + cr(c, 1) + cr(c + 1, 1) + cr(c + 2, 2)
+    s["cap_walk"] = walk + cr(0x100) + cw(0x1FE, 1, 4) + cr(0, 8) + cw(0x0E, 0, 4)
+    # the virtio 1.x driver sequence (virtio 1.2, 3.1.1)
+    drv = bw(0x14, 0, 1) + bw(0x14, 1, 1) + bw(0x14, 3, 1)
+    drv += bw(0x00, 0) + br(0x04) + bw(0x00, 1) + br(0x04)
+    drv += bw(0x08, 0) + bw(0x0C, 0x21) + bw(0x08, 1) + bw(0x0C, 1)
+    drv += bw(0x14, 0x0B, 1) + br(0x14, 1) + br(0x12, 2)
+    for q in range(2):
+        base = 0x10000 * (q + 1)
+        drv += (bw(0x16, q, 2) + br(0x18, 2) + bw(0x18, 256, 2) + bw(0x1A, q, 2)
+                + br(0x1A, 2) + bw(0x20, base) + bw(0x24, 0) + bw(0x28, base + 0x1000)
+                + bw(0x2C, 0) + bw(0x30, base + 0x2000) + bw(0x34, 0) + br(0x1E, 2)
+                + bw(0x1C, 1, 2))
+    drv += bw(0x10, 2, 2) + bw(0x14, 0x0F, 1) + br(0x14, 1) + br(0x15, 1)
+    drv += bw(0x3000, 0, 2) + bw(0x3004, 1, 2) + br(0x1000, 1)
+    s["virtio_init"] = drv + bw(0x14, 0, 1) + br(0x14, 1)
+    # MSI-X: program three vectors, enable, mask, read the PBA
+    mx = cw(MSIX + 2, 0x8000, 2) + cr(MSIX, 4) + cr(MSIX + 4) + cr(MSIX + 8)
+    for v in range(3):
+        t = 0x4000 + 16 * v
+        mx += bw(t, 0xFEE00000) + bw(t + 4, 0) + bw(t + 8, 0x40 + v) + bw(t + 12, 0)
+    mx += bw(0x4000, 0xFEE01000 | (0x51 << 32), 8) + br(0x4000, 8) + br(0x4008, 8)
+    mx += cw(MSIX + 2, 0xC000, 2) + br(0x5000, 8) + br(0x5000, 4) + br(0x5004, 4)
+    mx += bw(0x400C, 1) + cw(MSIX + 2, 0x8000, 2) + br(0x5000, 8)
+    mx += bw(0x16, 0, 2) + bw(0x1A, 5, 2) + bw(0x10, 9, 2) + bw(0x4030, 1) + br(0x4030)
+    s["msix"] = mx + cw(MSIX + 2, 0xFFFF, 2) + cr(MSIX + 2, 2)
+    # device config: every byte, every width, and past it
+    dc = b"".join(br(0x2000 + o, n) for n in (1, 2, 4, 8) for o in range(0, 16, n))
+    s["device_config"] = dc + bw(0x2000, 0xFFFFFFFF) + br(0x2000, 4) + br(0x7FF8, 8)
+    # common config: every field read, odd widths and offsets
+    cc = b"".join(br(o, n) for n in (1, 2, 4, 8) for o in range(0, 0x40, n))
+    s["common_config"] = cc + bw(0x16, 7, 2) + br(0x18, 2) + bw(0x18, 3, 2) + bw(0x15, 9, 1)
+    return s
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "corpus")
     for sub, seeds in (("msg", msg_seeds()), ("vring", vring_seeds()),
-                       ("offload", offload_seeds())):
+                       ("offload", offload_seeds()), ("vmm", vmm_seeds())):
         d = os.path.join(out, sub)
         os.makedirs(d, exist_ok=True)
         for name, data in seeds.items():
