@@ -392,11 +392,13 @@ server_sweep(struct hv_ctl_server *s)
 	for (idx = 0; idx < HV_CTL_MAX_CLIENTS; idx++) {
 		struct client *c = s->clients[idx];
 
-		if (c == NULL || c->ready)
-			continue; /* being served */
+		if (c == NULL)
+			continue;
 		if (hv_ctl_out_pending(c) > 0) {
 			if (now - c->progress_ms > s->lim.stall_ms)
-				client_close(s, idx);
+				client_close(s, idx); /* however many requests it has queued */
+		} else if (c->ready) {
+			continue; /* being served */
 		} else if (c->in_len > 0) {
 			if (now - c->line_ms > s->lim.request_ms) {
 				snprintf(why, sizeof(why),

@@ -231,6 +231,43 @@ short_limits(void)
 	hv_ctl_server_set_limits(srv, &lim);
 }
 
+/* A pipelining client that stops reading is dropped once its replies have
+ * not moved for stall_ms, although it still has requests queued. */
+START_TEST(ctl_unread_replies_dropped)
+{
+	const unsigned int n = 300;
+	static const char req[] = "{\"cmd\":\"big\"}\n";
+	char *buf = malloc(n * (sizeof(req) - 1)), sink[65536];
+	unsigned long long t0;
+	size_t got = 0;
+	ssize_t r;
+	int fd;
+
+	ck_assert_ptr_nonnull(buf);
+	short_limits();
+	for (unsigned int i = 0; i < n; i++)
+		memcpy(buf + i * (sizeof(req) - 1), req, sizeof(req) - 1);
+	fd = cu_connect(path);
+	cu_send(fd, buf, n * (sizeof(req) - 1));
+	free(buf);
+	/* wait until the server has closed it, then read what was sent */
+	t0 = cu_now_ms();
+	while (cu_now_ms() - t0 < CU_WAIT_MS) {
+		struct pollfd pfd = {.fd = fd, .events = POLLRDHUP};
+
+		hv_ctl_server_poll(srv, 10);
+		if (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLRDHUP | POLLHUP)))
+			break;
+	}
+	ck_assert_msg(cu_now_ms() - t0 < CU_WAIT_MS, "not dropped");
+	while ((r = recv(fd, sink, sizeof(sink), MSG_DONTWAIT)) > 0)
+		got += (size_t)r;
+	ck_assert_uint_lt(got, (size_t)n * BIG_REPLY);
+	ck_assert_uint_lt(big_calls, n);
+	close(fd);
+}
+END_TEST
+
 /* A client that sends nothing is dropped after the idle time, with a line
  * saying why; one that keeps asking is not. */
 START_TEST(ctl_idle_client_dropped)
@@ -466,6 +503,7 @@ limits_suite(void)
 	tcase_add_test(tc, ctl_reply_bytes_bounded);
 	tcase_add_test(tc, ctl_turns_are_bounded);
 	tcase_add_test(tc, ctl_flood_latency);
+	tcase_add_test(tc, ctl_unread_replies_dropped);
 	tcase_add_test(tc, ctl_idle_client_dropped);
 	tcase_add_test(tc, ctl_dribbling_client_dropped);
 	tcase_add_test(tc, ctl_root_slot);
