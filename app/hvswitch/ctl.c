@@ -409,7 +409,6 @@ struct hv_ctl_server *
 sw_ctl_start(char *err, size_t errlen)
 {
 	char path[sizeof(sw.run_dir) + 16];
-
 	struct hv_ctl_server *s;
 
 	snprintf(path, sizeof(path), "%s/" HV_CTL_SOCK_NAME, sw.run_dir);
