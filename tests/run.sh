@@ -66,6 +66,7 @@ fuzz_targets=(
 	"fuzz_vring tests/fuzz/corpus/vring"
 	"fuzz_offload tests/fuzz/corpus/offload"
 	"fuzz_vmm tests/fuzz/corpus/vmm"
+	"fuzz_ctl tests/fuzz/corpus/ctl"
 )
 
 # One target on a scratch copy of its seeds, bounded by time or by inputs;

@@ -121,11 +121,12 @@ cmd_console_input(void *opaque, const cJSON *args, cJSON **result, char *err, si
 }
 
 static const struct hv_ctl_cmd guest_cmds[] = {
-	{"guest.console", cmd_console_input, "send {\"input\": TEXT} to the serial console"},
-	{"guest.show", cmd_show, "the guest's configuration and NIC state"},
-	{"guest.stats", cmd_stats, "KVM's binary statistics of each vCPU"},
-	{"guest.stop", cmd_stop, "stop the guest"},
-	{NULL, NULL, NULL},
+	{"guest.console", cmd_console_input, "send {\"input\": TEXT} to the serial console",
+	 HV_CTL_WRITE},
+	{"guest.show", cmd_show, "the guest's configuration and NIC state", HV_CTL_READ},
+	{"guest.stats", cmd_stats, "KVM's binary statistics of each vCPU", HV_CTL_READ},
+	{"guest.stop", cmd_stop, "stop the guest", HV_CTL_WRITE},
+	{NULL, NULL, NULL, 0},
 };
 
 static void

@@ -321,6 +321,11 @@ watch(struct hvctl *h, const char *port, double interval, unsigned long long cou
 		prev = cur;
 		cur = NULL;
 		t_prev = t_cur;
+		if (interval >= 10 && h->fd >= 0) {
+			/* reconnect next time: the daemon drops clients idle for 60 s */
+			close(h->fd);
+			h->fd = -1;
+		}
 	}
 	rc = 0;
 out:

@@ -3,13 +3,15 @@
  * Control-socket commands (the protocol is lib/ctl's; doc/hvctl.rst). Each
  * handler validates everything before it changes anything: a bad request gets
  * a one-line error and leaves the switch as it was. Changes are saved to the
- * config file; if that fails, the change is undone.
+ * config file; if that fails, the change is undone. Who may do what: the
+ * command table and ctl_policy.c (doc/hvctl.rst, "Access control").
  */
 #include <stdio.h>
 #include <string.h>
 
 #include <rte_version.h>
 
+#include "ctl_policy.h"
 #include "hv_ctl.h"
 #include "sw.h"
 
@@ -36,7 +38,10 @@ cmd_port_add(void *ctx, const cJSON *args, cJSON **result, char *err, size_t err
 	char serr[256];
 
 	RTE_SET_USED(ctx);
-	if (sw_port_conf_from_json(args, "port.add", &c, err, errlen) != 0 ||
+	/* what reaches the host (files, interfaces, sockets) is root's */
+	if (!sw_ctl_port_add_allowed(args, hv_ctl_current_peer()->role, sw.run_dir, err,
+				     errlen) ||
+	    sw_port_conf_from_json(args, "port.add", &c, err, errlen) != 0 ||
 	    sw_port_add(&c, false, err, errlen) != 0)
 		return -1;
 	if (sw_config_save(serr, sizeof(serr)) != 0) {
@@ -380,26 +385,37 @@ LOCKED(cmd_fdb_flush)
 LOCKED(cmd_stats)
 LOCKED(cmd_config_save)
 
+/* Reads for the --group, changes for the --admin-group (port.add further
+ * confined by sw_ctl_port_add_allowed()), everything for root. */
 static const struct hv_ctl_cmd commands[] = {
-	{"version", cmd_version_locked, "versions of hvswitch and DPDK"},
+	{"version", cmd_version_locked, "versions of hvswitch and DPDK", HV_CTL_READ},
 	{"port.add", cmd_port_add_locked, "add a port: name, type, socket, mode, queues, vlan, "
-					  "trunk, devargs, pmd"},
-	{"port.del", cmd_port_del_locked, "remove a port: name"},
-	{"port.list", cmd_port_list_locked, "every port"},
-	{"port.show", cmd_port_show_locked, "one port with its counters: name"},
-	{"port.set", cmd_port_set_locked, "change a port: name, vlan, trunk, pmd, rxmod"},
-	{"fdb.show", cmd_fdb_show_locked, "learned MAC addresses: [port]"},
-	{"fdb.flush", cmd_fdb_flush_locked, "forget learned MAC addresses: [port]"},
-	{"stats", cmd_stats_locked, "counters of ports, PMDs and the FDB: [port]"},
-	{"config.save", cmd_config_save_locked, "write the config file"},
-	{NULL, NULL, NULL},
+					  "trunk, devargs, pmd", HV_CTL_WRITE},
+	{"port.del", cmd_port_del_locked, "remove a port: name", HV_CTL_WRITE},
+	{"port.list", cmd_port_list_locked, "every port", HV_CTL_READ},
+	{"port.show", cmd_port_show_locked, "one port with its counters: name", HV_CTL_READ},
+	{"port.set", cmd_port_set_locked, "change a port: name, vlan, trunk, pmd, rxmod",
+	 HV_CTL_WRITE},
+	{"fdb.show", cmd_fdb_show_locked, "learned MAC addresses: [port]", HV_CTL_READ},
+	{"fdb.flush", cmd_fdb_flush_locked, "forget learned MAC addresses: [port]", HV_CTL_WRITE},
+	{"stats", cmd_stats_locked, "counters of ports, PMDs and the FDB: [port]", HV_CTL_READ},
+	{"config.save", cmd_config_save_locked, "write the config file", HV_CTL_WRITE},
+	{NULL, NULL, NULL, 0},
 };
+
+gid_t sw_ctl_admin_group = HV_CTL_NO_GROUP;
 
 struct hv_ctl_server *
 sw_ctl_start(char *err, size_t errlen)
 {
 	char path[sizeof(sw.run_dir) + 16];
+	struct hv_ctl_server *s;
 
-	snprintf(path, sizeof(path), "%s/hvswitch.sock", sw.run_dir);
-	return hv_ctl_server_create(path, sw.ctl_group, commands, NULL, err, errlen);
+	snprintf(path, sizeof(path), "%s/" HV_CTL_SOCK_NAME, sw.run_dir);
+	s = hv_ctl_server_create(path, sw.ctl_group, commands, NULL, err, errlen);
+	if (s != NULL && hv_ctl_server_set_admin_group(s, sw_ctl_admin_group, err, errlen) != 0) {
+		hv_ctl_server_destroy(s);
+		return NULL;
+	}
+	return s;
 }

@@ -22,6 +22,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "ctl_policy.h"
 #include "hv_ctl.h"
 #include "hv_log.h"
 #include "sw.h"
@@ -58,7 +59,10 @@ usage(FILE *out)
 		"                     changes made with hvctl are written back to it\n"
 		"  --run-dir DIR      control socket and default vhost-user sockets\n"
 		"                     (default /run/hvswitch)\n"
-		"  --group NAME       group allowed on the control socket besides root\n"
+		"  --group NAME       group that may read (list, show, stats) on the\n"
+		"                     control socket\n"
+		"  --admin-group NAME group that may also change ports, confined to\n"
+		"                     the run dir and harmless ethdevs (doc/hvctl.rst)\n"
 		"  --fdb-age S        seconds before an idle MAC is forgotten (default 300)\n"
 		"  --mac-limit N      MACs one port may own, 0 = no limit (default 1024)\n"
 		"  --fdb-capacity N   MACs in all (default 131072)\n"
@@ -162,6 +166,7 @@ parse_args(struct options *o, int argc, char **argv)
 		{"config", required_argument, NULL, 'c'},
 		{"run-dir", required_argument, NULL, 'r'},
 		{"group", required_argument, NULL, 'g'},
+		{"admin-group", required_argument, NULL, 'G'},
 		{"fdb-age", required_argument, NULL, 'a'},
 		{"mac-limit", required_argument, NULL, 'l'},
 		{"fdb-capacity", required_argument, NULL, 'f'},
@@ -197,6 +202,16 @@ parse_args(struct options *o, int argc, char **argv)
 				return -1;
 			}
 			sw.ctl_group = g->gr_gid;
+			break;
+		}
+		case 'G': {
+			struct group *g = getgrnam(optarg);
+
+			if (g == NULL) {
+				fprintf(stderr, "hvswitch: no group %s\n", optarg);
+				return -1;
+			}
+			sw_ctl_admin_group = g->gr_gid;
 			break;
 		}
 		case 'a':

@@ -36,8 +36,18 @@ extern "C" {
 #define HV_CTL_MAX_REQUEST 65536
 /** Most clients a server holds at once; more are refused with an error. */
 #define HV_CTL_MAX_CLIENTS 64
-/** A client holding a partial request or unread replies this long is dropped. */
+/** Slots of HV_CTL_MAX_CLIENTS that only root (or the server's own uid) may take. */
+#define HV_CTL_ROOT_SLOTS 1
+/** A client whose replies have not moved this long is dropped. */
 #define HV_CTL_STALL_TIMEOUT_MS 30000
+/** A request must be complete this long after its first byte, or the client is dropped. */
+#define HV_CTL_REQUEST_TIMEOUT_MS 30000
+/** A client that sends nothing this long (since connecting or its last reply) is dropped. */
+#define HV_CTL_IDLE_TIMEOUT_MS 60000
+/** Queued reply bytes past which a client's next requests wait until it reads. */
+#define HV_CTL_OUT_BUDGET (256u << 10)
+/** Requests of one client run per turn of hv_ctl_server_poll(). */
+#define HV_CTL_TURN_REQUESTS 8
 /** Default client receive/send timeout. */
 #define HV_CTL_CLIENT_TIMEOUT_MS 10000
 /** Longest reply a client accepts. */
@@ -105,11 +115,46 @@ int hv_ctl_call(int fd, const char *cmd, cJSON *args, cJSON **result, char *err,
 typedef int (*hv_ctl_handler_t)(void *ctx, const cJSON *args, cJSON **result, char *err,
 				size_t errlen);
 
+/**
+ * What a client may do, from its credentials (SO_PEERCRED) at connection
+ * time; see hv_ctl_server_create() and hv_ctl_server_set_admin_group().
+ */
+enum hv_ctl_role {
+	HV_CTL_ROLE_READ,  /**< in the (read) group: HV_CTL_READ commands only */
+	HV_CTL_ROLE_ADMIN, /**< in the admin group: HV_CTL_READ and HV_CTL_WRITE */
+	HV_CTL_ROLE_ROOT,  /**< uid 0 or the server's own euid: everything */
+};
+
+/** Who may run a command. The zero value (an entry that says nothing) is a write. */
+enum hv_ctl_access {
+	HV_CTL_WRITE = 0, /**< the admin group and root */
+	HV_CTL_READ,      /**< every accepted client */
+	HV_CTL_ROOT_ONLY, /**< root (or the server's own uid) only */
+};
+
+/** The client whose request a handler is running. */
+struct hv_ctl_peer {
+	uid_t uid;
+	gid_t gid;
+	pid_t pid;
+	enum hv_ctl_role role;
+};
+
 /** One entry of a command table; a table ends with an entry whose name is NULL. */
 struct hv_ctl_cmd {
-	const char *name;         /**< e.g. "port.add" */
-	hv_ctl_handler_t handler; /**< the command */
-	const char *help;         /**< one line, listed by the built-in "help" */
+	const char *name;          /**< e.g. "port.add" */
+	hv_ctl_handler_t handler;  /**< the command */
+	const char *help;          /**< one line, listed by the built-in "help" */
+	enum hv_ctl_access access; /**< who may run it; omitted: HV_CTL_WRITE */
+};
+
+/** Tunable limits of a server; the HV_CTL_* defaults unless changed (tests shorten them). */
+struct hv_ctl_limits {
+	unsigned int idle_ms;       /**< HV_CTL_IDLE_TIMEOUT_MS */
+	unsigned int request_ms;    /**< HV_CTL_REQUEST_TIMEOUT_MS */
+	unsigned int stall_ms;      /**< HV_CTL_STALL_TIMEOUT_MS */
+	size_t out_budget;          /**< HV_CTL_OUT_BUDGET */
+	unsigned int turn_requests; /**< HV_CTL_TURN_REQUESTS (at least 1) */
 };
 
 /** A control socket server: listening socket, clients, an epoll set. */
@@ -121,9 +166,21 @@ struct hv_ctl_server;
  * 0660 and, when group is not HV_CTL_NO_GROUP, owner root (if we are root)
  * and that group.
  *
- * Clients are accepted if their uid (SO_PEERCRED) is 0 or our effective uid,
- * or if group is set and is their gid or one of their supplementary groups.
- * Others get one `permission denied` error reply and are disconnected.
+ * Clients are accepted if their uid (SO_PEERCRED) is 0 or our effective uid
+ * (role HV_CTL_ROLE_ROOT), or if group is set and is their gid or one of their
+ * supplementary groups (HV_CTL_ROLE_READ), or if they are in the admin group
+ * (HV_CTL_ROLE_ADMIN, hv_ctl_server_set_admin_group()). Others get one
+ * `permission denied` error reply and are disconnected. A request for a
+ * command above the client's role gets `permission denied: ...` and the
+ * connection stays open.
+ *
+ * The last HV_CTL_ROOT_SLOTS of the HV_CTL_MAX_CLIENTS slots are root's. A
+ * client is dropped (with an error line when it can take one) when it sends
+ * nothing for HV_CTL_IDLE_TIMEOUT_MS, does not complete a request within
+ * HV_CTL_REQUEST_TIMEOUT_MS of its first byte, or leaves its replies unread
+ * for HV_CTL_STALL_TIMEOUT_MS. Each poll runs at most HV_CTL_TURN_REQUESTS
+ * requests of a client, and none while it holds HV_CTL_OUT_BUDGET reply bytes
+ * or more: a client that does not read holds at most that plus one reply.
  *
  * A built-in "help" command lists the table (a table entry named "help"
  * overrides it).
@@ -139,6 +196,45 @@ struct hv_ctl_server;
 struct hv_ctl_server *hv_ctl_server_create(const char *path, gid_t group,
 					   const struct hv_ctl_cmd *cmds, void *ctx,
 					   char *err, size_t errlen);
+
+/**
+ * Let the members of group run HV_CTL_WRITE commands (HV_CTL_ROLE_ADMIN).
+ * When the server has no read group, the socket file is chown'ed to this
+ * group instead. Call it before the first hv_ctl_server_poll().
+ *
+ * @param s      the server
+ * @param group  the admin group, or HV_CTL_NO_GROUP for none
+ * @param err    receives a one-line reason on failure
+ * @param errlen size of err
+ * @return 0, or -1 (the chown failed)
+ */
+int hv_ctl_server_set_admin_group(struct hv_ctl_server *s, gid_t group, char *err,
+				  size_t errlen);
+
+/**
+ * Change the server's limits (see struct hv_ctl_limits). Takes effect at
+ * the next hv_ctl_server_poll(); calling thread: the one that polls.
+ */
+void hv_ctl_server_set_limits(struct hv_ctl_server *s, const struct hv_ctl_limits *lim);
+
+/**
+ * The client whose request the calling handler runs, or NULL outside a
+ * handler. Valid until the handler returns; thread: the polling thread.
+ */
+const struct hv_ctl_peer *hv_ctl_current_peer(void);
+
+/**
+ * Copy at most max bytes of src into dst as valid UTF-8: an invalid byte
+ * becomes '?', and the cut falls on a character boundary. Used for every
+ * text the server sends, so that strict JSON parsers accept its replies.
+ *
+ * @param dst    destination, NUL-terminated (may be src: in place)
+ * @param dstlen size of dst (dst gets at most dstlen - 1 bytes)
+ * @param src    source, NUL-terminated
+ * @param max    most bytes of src to take
+ * @return the number of bytes written, without the NUL
+ */
+size_t hv_ctl_utf8_clean(char *dst, size_t dstlen, const char *src, size_t max);
 
 /**
  * The server's epoll descriptor: readable when hv_ctl_server_poll() has work

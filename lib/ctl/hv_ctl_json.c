@@ -124,3 +124,62 @@ hv_ctl_args_check(const cJSON *args, const char *cmd, const char *const *allowed
 	}
 	return 0;
 }
+
+/* Length of the valid UTF-8 sequence at s (at most avail bytes), 0 if invalid. */
+static size_t
+utf8_seq(const unsigned char *s, size_t avail)
+{
+	size_t n, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (n > avail)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* overlong forms, UTF-16 surrogates, beyond U+10FFFF */
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+size_t
+hv_ctl_utf8_clean(char *dst, size_t dstlen, const char *src, size_t max)
+{
+	const unsigned char *s = (const unsigned char *)src;
+	size_t len = strnlen(src, max), i = 0, o = 0;
+
+	if (dstlen == 0)
+		return 0;
+	while (i < len && o + 1 < dstlen) {
+		size_t n = utf8_seq(s + i, len - i);
+
+		if (n == 0 && len == max && src[len] != '\0' && utf8_seq(s + i, SIZE_MAX) != 0)
+			break; /* a character cut by max: leave it out whole */
+		if (n == 0) {
+			dst[o++] = '?';
+			i++;
+			continue;
+		}
+		if (o + n >= dstlen)
+			break; /* the whole character or nothing */
+		memmove(dst + o, s + i, n);
+		o += n;
+		i += n;
+	}
+	dst[o] = '\0';
+	return o;
+}

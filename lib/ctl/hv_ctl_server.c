@@ -2,12 +2,15 @@
 /*
  * Server side of the control protocol, polled from the daemon's main loop.
  *
- * Single-threaded and non-blocking: one epoll set holds the listening socket
- * and every client. A client is either reading (EPOLLIN: it has no reply
- * pending) or writing (EPOLLOUT: replies are queued); a client that does not
- * read its replies is therefore not read from either, and costs at most the
- * replies to one buffer of requests. Nothing a client does (send half a line,
- * stop reading) blocks another: reads and writes never wait.
+ * Single-threaded and non-blocking: one epoll set holds the listening socket,
+ * every client and a "work" eventfd. A client that has complete request lines
+ * buffered is "ready": each poll gives it one turn of at most turn_requests
+ * requests, round robin, so that one client's pipeline cannot hold the thread
+ * (which also runs MAC learning) or starve the others. A client is read from
+ * only when it has no line left to run and no reply left to write, and its
+ * requests stop running while it holds out_budget reply bytes: one that does
+ * not read its replies costs at most that plus one reply. Reads and writes
+ * never wait.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -15,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -22,37 +26,14 @@
 #include <unistd.h>
 
 #include "hv_ctl.h"
+#include "hv_ctl_priv.h"
 
 #define IN_BUF_MIN 4096
 #define IN_BUF_MAX (HV_CTL_MAX_REQUEST + 1) /* a full line plus its '\n' */
 #define EVENTS_MAX 32
 #define ACCEPT_MAX 16 /* connections accepted per poll */
-#define ERR_MAX 1024
 #define LISTEN_TAG UINT64_MAX /* epoll data of the listening socket */
-
-struct client {
-	int fd;
-	char *in;            /* request bytes not yet dispatched */
-	size_t in_len, in_cap;
-	char *out;           /* replies not yet written */
-	size_t out_off, out_len, out_cap;
-	bool closing;        /* close once out is written */
-	bool writing;        /* registered for EPOLLOUT (else EPOLLIN) */
-	uint64_t progress_ms; /* last byte read or written */
-};
-
-struct hv_ctl_server {
-	int lfd;
-	int epfd;
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	dev_t sock_dev;
-	ino_t sock_ino;
-	gid_t group;
-	uid_t euid;
-	const struct hv_ctl_cmd *cmds;
-	void *ctx;
-	struct client *clients[HV_CTL_MAX_CLIENTS];
-};
+#define WORK_TAG (UINT64_MAX - 1) /* epoll data of the work eventfd */
 
 static uint64_t
 now_ms(void)
@@ -61,15 +42,6 @@ now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/* Replace control characters so that an error stays one line. */
-static void
-one_line(char *s)
-{
-	for (; *s != '\0'; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = ' ';
 }
 
 static void
@@ -87,228 +59,69 @@ client_close(struct hv_ctl_server *s, unsigned int idx)
 	s->clients[idx] = NULL;
 }
 
+/* Watch for what the client needs next: EPOLLOUT while replies wait, EPOLLIN
+ * when it has nothing buffered to run, nothing while it waits for a turn. */
 static int
-client_watch(struct hv_ctl_server *s, unsigned int idx, bool writing)
+client_watch(struct hv_ctl_server *s, unsigned int idx)
 {
 	struct client *c = s->clients[idx];
-	struct epoll_event ev = {
-		.events = writing ? EPOLLOUT : EPOLLIN,
-		.data.u64 = idx,
-	};
+	struct epoll_event ev = {.data.u64 = idx};
 
-	if (c->writing == writing)
+	if (hv_ctl_out_pending(c) > 0)
+		ev.events = EPOLLOUT;
+	else if (!c->ready && !c->closing)
+		ev.events = EPOLLIN;
+	if (c->events == ev.events)
 		return 0;
 	if (epoll_ctl(s->epfd, EPOLL_CTL_MOD, c->fd, &ev) < 0)
 		return -1;
-	c->writing = writing;
+	c->events = ev.events;
 	return 0;
 }
 
-/* Queue text plus a newline; -1 on allocation failure. */
-static int
-client_queue(struct client *c, const char *text)
-{
-	size_t len = strlen(text);
-
-	if (c->out_len + len + 1 > c->out_cap) {
-		size_t cap = c->out_cap ? c->out_cap : 4096;
-		char *nout;
-
-		while (cap < c->out_len + len + 1)
-			cap *= 2;
-		nout = realloc(c->out, cap);
-		if (nout == NULL)
-			return -1;
-		c->out = nout;
-		c->out_cap = cap;
-	}
-	memcpy(c->out + c->out_len, text, len);
-	c->out[c->out_len + len] = '\n';
-	c->out_len += len + 1;
-	return 0;
-}
-
-/* Queue {"ok":true,"result":result} (result consumed; NULL: null). */
-static int
-reply_ok(struct client *c, cJSON *result)
-{
-	cJSON *rep = cJSON_CreateObject();
-	char *text = NULL;
-	int rc = -1;
-
-	if (result == NULL)
-		result = cJSON_CreateNull();
-	if (rep == NULL || result == NULL || cJSON_AddTrueToObject(rep, "ok") == NULL) {
-		cJSON_Delete(result);
-		goto out;
-	}
-	cJSON_AddItemToObject(rep, "result", result);
-	text = cJSON_PrintUnformatted(rep);
-	if (text != NULL)
-		rc = client_queue(c, text);
-out:
-	if (rc < 0)
-		rc = client_queue(c, "{\"ok\":false,\"error\":\"out of memory\"}");
-	cJSON_Delete(rep);
-	free(text);
-	return rc;
-}
-
-/* Queue {"ok":false,"error":msg}. */
-static int
-reply_err(struct client *c, char *msg)
-{
-	cJSON *rep = cJSON_CreateObject();
-	char *text = NULL;
-	int rc = -1;
-
-	one_line(msg);
-	if (rep != NULL && cJSON_AddFalseToObject(rep, "ok") != NULL &&
-	    cJSON_AddStringToObject(rep, "error", msg) != NULL)
-		text = cJSON_PrintUnformatted(rep);
-	if (text != NULL)
-		rc = client_queue(c, text);
-	if (rc < 0)
-		rc = client_queue(c, "{\"ok\":false,\"error\":\"out of memory\"}");
-	cJSON_Delete(rep);
-	free(text);
-	return rc;
-}
-
-static int
-builtin_help(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen)
-{
-	const struct hv_ctl_server *s = ctx;
-	const struct hv_ctl_cmd *cmd;
-	cJSON *list = cJSON_CreateArray(), *o;
-
-	(void)args;
-	if (list == NULL)
-		goto nomem;
-	for (cmd = s->cmds; cmd != NULL && cmd->name != NULL; cmd++) {
-		o = cJSON_CreateObject();
-		if (o == NULL || !cJSON_AddItemToArray(list, o) ||
-		    cJSON_AddStringToObject(o, "name", cmd->name) == NULL ||
-		    cJSON_AddStringToObject(o, "help", cmd->help ? cmd->help : "") == NULL)
-			goto nomem;
-	}
-	o = cJSON_CreateObject();
-	if (o == NULL || !cJSON_AddItemToArray(list, o) ||
-	    cJSON_AddStringToObject(o, "name", "help") == NULL ||
-	    cJSON_AddStringToObject(o, "help", "list the commands") == NULL)
-		goto nomem;
-	*result = list;
-	return 0;
-nomem:
-	cJSON_Delete(list);
-	snprintf(err, errlen, "help: out of memory");
-	return -1;
-}
-
+/* Whether the client has a line to run and room for its reply. */
 static bool
-blank(const char *p, const char *end)
+runnable(const struct hv_ctl_server *s, const struct client *c)
 {
-	for (; p < end; p++)
-		if (!isspace((unsigned char)*p))
-			return false;
-	return true;
+	return c->ready && !c->closing && hv_ctl_out_pending(c) < s->lim.out_budget;
 }
 
-/* Run one request line (without its '\n') and queue the reply. */
+/* One turn: run up to turn_requests complete lines, while the replies held
+ * stay under out_budget. -1 when the client must be closed. */
 static int
-dispatch(struct hv_ctl_server *s, struct client *c, const char *line, size_t len)
+client_run(struct hv_ctl_server *s, struct client *c)
 {
-	const struct hv_ctl_cmd *cmd = NULL;
-	const char *end = NULL;
-	cJSON *req, *name = NULL, *args = NULL, *result = NULL;
-	char err[ERR_MAX];
-	void *ctx = s->ctx;
-	hv_ctl_handler_t handler = NULL;
-	int rc;
-
-	if (blank(line, line + len))
-		return 0; /* an empty line is no request */
-	err[0] = '\0';
-	req = cJSON_ParseWithLengthOpts(line, len, &end, false);
-	if (req == NULL) {
-		snprintf(err, sizeof(err), "malformed request: invalid JSON at byte %zu",
-			 end != NULL && end >= line ? (size_t)(end - line) : (size_t)0);
-		return reply_err(c, err);
-	}
-	if (!blank(end, line + len)) {
-		snprintf(err, sizeof(err), "malformed request: data after the JSON object");
-	} else if (!cJSON_IsObject(req)) {
-		snprintf(err, sizeof(err), "malformed request: expected a JSON object");
-	} else if ((name = cJSON_GetObjectItemCaseSensitive(req, "cmd")) == NULL) {
-		snprintf(err, sizeof(err), "malformed request: missing 'cmd'");
-	} else if (!cJSON_IsString(name) || name->valuestring == NULL) {
-		snprintf(err, sizeof(err), "malformed request: 'cmd' must be a string");
-	} else {
-		for (cmd = s->cmds; cmd != NULL && cmd->name != NULL; cmd++)
-			if (strcmp(cmd->name, name->valuestring) == 0)
-				break;
-		if (cmd != NULL && cmd->name != NULL) {
-			handler = cmd->handler;
-		} else if (strcmp(name->valuestring, "help") == 0) {
-			handler = builtin_help;
-			ctx = s;
-		}
-		args = cJSON_GetObjectItemCaseSensitive(req, "args");
-		if (cJSON_IsNull(args))
-			args = NULL;
-		if (handler == NULL)
-			snprintf(err, sizeof(err), "unknown command '%.64s' (try 'help')",
-				 name->valuestring);
-		else if (args != NULL && !cJSON_IsObject(args))
-			snprintf(err, sizeof(err), "%s: 'args' must be an object",
-				 name->valuestring);
-	}
-	if (err[0] != '\0') {
-		cJSON_Delete(req);
-		return reply_err(c, err);
-	}
-
-	rc = handler(ctx, args, &result, err, sizeof(err));
-	if (rc != 0) {
-		cJSON_Delete(result);
-		if (err[0] == '\0')
-			snprintf(err, sizeof(err), "%s: failed", name->valuestring);
-		rc = reply_err(c, err);
-	} else {
-		rc = reply_ok(c, result);
-	}
-	cJSON_Delete(req);
-	return rc;
-}
-
-/* Dispatch every complete line in c->in. */
-static int
-client_lines(struct hv_ctl_server *s, struct client *c)
-{
+	unsigned int n = 0;
 	size_t start = 0;
-	char *nl;
+	char *nl = NULL;
 
-	while (start < c->in_len &&
-	       (nl = memchr(c->in + start, '\n', c->in_len - start)) != NULL) {
+	c->turn = s->turn;
+	while (n < s->lim.turn_requests && hv_ctl_out_pending(c) < s->lim.out_budget &&
+	       start < c->in_len && (nl = memchr(c->in + start, '\n', c->in_len - start)) != NULL) {
 		size_t len = (size_t)(nl - (c->in + start));
 
 		if (len > 0 && c->in[start + len - 1] == '\r')
 			len--;
-		if (dispatch(s, c, c->in + start, len) < 0)
+		if (hv_ctl_dispatch(s, c, c->in + start, len) < 0)
 			return -1;
 		start = (size_t)(nl - c->in) + 1;
+		c->line_ms = 0;
+		n++;
 	}
 	memmove(c->in, c->in + start, c->in_len - start);
 	c->in_len -= start;
-	if (c->in_len >= IN_BUF_MAX) {
-		char err[ERR_MAX];
+	c->ready = c->in_len > 0 && memchr(c->in, '\n', c->in_len) != NULL;
+	if (c->in_len > 0 && c->line_ms == 0)
+		c->line_ms = now_ms();
+	if (!c->ready && c->in_len >= IN_BUF_MAX) {
+		char err[HV_CTL_ERR_MAX];
 
 		snprintf(err, sizeof(err),
 			 "request too large (limit %u bytes per line); closing the connection",
 			 HV_CTL_MAX_REQUEST);
 		c->in_len = 0;
 		c->closing = true;
-		return reply_err(c, err);
+		return hv_ctl_reply_err(c, err);
 	}
 	return 0;
 }
@@ -318,6 +131,7 @@ static void
 client_flush(struct hv_ctl_server *s, unsigned int idx)
 {
 	struct client *c = s->clients[idx];
+	bool sent = false;
 
 	while (c->out_off < c->out_len) {
 		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
@@ -333,6 +147,7 @@ client_flush(struct hv_ctl_server *s, unsigned int idx)
 		}
 		c->out_off += (size_t)n;
 		c->progress_ms = now_ms();
+		sent = true;
 	}
 	if (c->out_off == c->out_len) {
 		c->out_off = c->out_len = 0;
@@ -340,9 +155,22 @@ client_flush(struct hv_ctl_server *s, unsigned int idx)
 			client_close(s, idx);
 			return;
 		}
+		if (sent && c->in_len == 0)
+			c->idle_ms = c->progress_ms; /* answered: idle from now */
 	}
-	if (client_watch(s, idx, c->out_len > 0) < 0)
+	if (client_watch(s, idx) < 0)
 		client_close(s, idx);
+}
+
+/* A turn for the client, then what can be written. */
+static void
+client_turn(struct hv_ctl_server *s, unsigned int idx)
+{
+	if (client_run(s, s->clients[idx]) < 0) {
+		client_close(s, idx);
+		return;
+	}
+	client_flush(s, idx);
 }
 
 static void
@@ -351,8 +179,8 @@ client_read(struct hv_ctl_server *s, unsigned int idx)
 	struct client *c = s->clients[idx];
 	ssize_t n;
 
-	if (c->closing || c->out_len > 0)
-		return; /* replies first */
+	if (c->closing || c->ready || hv_ctl_out_pending(c) > 0)
+		return; /* lines to run and replies first */
 	if (c->in_cap - c->in_len < IN_BUF_MIN && c->in_cap < IN_BUF_MAX) {
 		size_t cap = c->in_cap ? c->in_cap * 2 : IN_BUF_MIN;
 		char *nin;
@@ -375,12 +203,7 @@ client_read(struct hv_ctl_server *s, unsigned int idx)
 		return;
 	}
 	c->in_len += (size_t)n;
-	c->progress_ms = now_ms();
-	if (client_lines(s, c) < 0) {
-		client_close(s, idx);
-		return;
-	}
-	client_flush(s, idx);
+	client_turn(s, idx);
 }
 
 /* Whether the process pid has gid among its supplementary groups. */
@@ -416,42 +239,77 @@ pid_in_group(pid_t pid, gid_t gid)
 	return found;
 }
 
-/* Send a refusal on a fresh connection (its buffer is empty) and close it. */
+/* Send an error line without waiting: nothing else is queued on fd. */
 static void
-refuse(int fd, const char *why)
+send_error_now(int fd, const char *why)
 {
-	cJSON *rep = cJSON_CreateObject();
-	char *text = NULL;
+	char msg[HV_CTL_ERR_MAX];
+	char *text;
 
-	if (rep != NULL && cJSON_AddFalseToObject(rep, "ok") != NULL &&
-	    cJSON_AddStringToObject(rep, "error", why) != NULL)
-		text = cJSON_PrintUnformatted(rep);
+	snprintf(msg, sizeof(msg), "%s", why);
+	text = hv_ctl_error_text(msg);
 	if (text != NULL) {
 		size_t len = strlen(text);
 
 		text[len] = '\n';
 		if (send(fd, text, len + 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
-			/* nothing more to do: we close anyway */
+			/* nothing more to do: the caller closes anyway */
 		}
 	}
-	cJSON_Delete(rep);
 	free(text);
+}
+
+static void
+refuse(int fd, const char *why)
+{
+	send_error_now(fd, why);
 	close(fd);
 }
 
 static void
-refuse_perm(int fd, uid_t uid, gid_t group)
+refuse_perm(const struct hv_ctl_server *s, int fd, uid_t uid)
 {
-	char why[128];
+	char why[160];
 
-	if (group != HV_CTL_NO_GROUP)
+	if (s->group != HV_CTL_NO_GROUP || s->admin_group != HV_CTL_NO_GROUP)
 		snprintf(why, sizeof(why),
-			 "permission denied: uid %u is neither root nor in group %u",
-			 (unsigned int)uid, (unsigned int)group);
+			 "permission denied: uid %u is neither root nor in group %d or %d",
+			 (unsigned int)uid, s->group == HV_CTL_NO_GROUP ? -1 : (int)s->group,
+			 s->admin_group == HV_CTL_NO_GROUP ? -1 : (int)s->admin_group);
 	else
 		snprintf(why, sizeof(why), "permission denied: uid %u is not root",
 			 (unsigned int)uid);
 	refuse(fd, why);
+}
+
+/* The peer's role, or -1 when it may not connect. */
+static int
+peer_role(const struct hv_ctl_server *s, const struct ucred *cred)
+{
+	if (cred->uid == 0 || cred->uid == s->euid)
+		return HV_CTL_ROLE_ROOT;
+	if (s->admin_group != HV_CTL_NO_GROUP &&
+	    (cred->gid == s->admin_group || pid_in_group(cred->pid, s->admin_group)))
+		return HV_CTL_ROLE_ADMIN;
+	if (s->group != HV_CTL_NO_GROUP &&
+	    (cred->gid == s->group || pid_in_group(cred->pid, s->group)))
+		return HV_CTL_ROLE_READ;
+	return -1;
+}
+
+/* A free slot for a client of this role, or HV_CTL_MAX_CLIENTS. */
+static unsigned int
+free_slot(const struct hv_ctl_server *s, int role)
+{
+	unsigned int idx, found = HV_CTL_MAX_CLIENTS, nfree = 0;
+
+	for (idx = 0; idx < HV_CTL_MAX_CLIENTS; idx++)
+		if (s->clients[idx] == NULL && nfree++ == 0)
+			found = idx;
+	/* the last slots are root's, so that the operator can always get in */
+	if (role != HV_CTL_ROLE_ROOT && nfree <= HV_CTL_ROOT_SLOTS)
+		return HV_CTL_MAX_CLIENTS;
+	return found;
 }
 
 static void
@@ -465,7 +323,7 @@ server_accept(struct hv_ctl_server *s)
 		socklen_t len = sizeof(cred);
 		char why[160];
 		struct client *c;
-		int fd;
+		int fd, role;
 
 		fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
@@ -474,18 +332,20 @@ server_accept(struct hv_ctl_server *s)
 			refuse(fd, "permission denied: cannot read peer credentials");
 			continue;
 		}
-		if (!(cred.uid == 0 || cred.uid == s->euid ||
-		      (s->group != HV_CTL_NO_GROUP &&
-		       (cred.gid == s->group || pid_in_group(cred.pid, s->group))))) {
-			refuse_perm(fd, cred.uid, s->group);
+		role = peer_role(s, &cred);
+		if (role < 0) {
+			refuse_perm(s, fd, cred.uid);
 			continue;
 		}
-		for (idx = 0; idx < HV_CTL_MAX_CLIENTS; idx++)
-			if (s->clients[idx] == NULL)
-				break;
+		idx = free_slot(s, role);
 		if (idx == HV_CTL_MAX_CLIENTS) {
-			snprintf(why, sizeof(why), "too many clients (limit %u)",
-				 HV_CTL_MAX_CLIENTS);
+			if (role == HV_CTL_ROLE_ROOT)
+				snprintf(why, sizeof(why), "too many clients (limit %u)",
+					 HV_CTL_MAX_CLIENTS);
+			else
+				snprintf(why, sizeof(why),
+					 "too many clients (limit %u; the last %u kept for root)",
+					 HV_CTL_MAX_CLIENTS, HV_CTL_ROOT_SLOTS);
 			refuse(fd, why);
 			continue;
 		}
@@ -495,7 +355,12 @@ server_accept(struct hv_ctl_server *s)
 			continue;
 		}
 		c->fd = fd;
-		c->progress_ms = now_ms();
+		c->peer = (struct hv_ctl_peer){
+			.uid = cred.uid, .gid = cred.gid, .pid = cred.pid,
+			.role = (enum hv_ctl_role)role,
+		};
+		c->events = EPOLLIN;
+		c->progress_ms = c->idle_ms = now_ms();
 		ev.data.u64 = idx;
 		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 			free(c);
@@ -506,19 +371,74 @@ server_accept(struct hv_ctl_server *s)
 	}
 }
 
-/* Drop clients that have held a partial request or unread replies too long. */
+/* Drop a client, telling it why when nothing else is queued for it. */
+static void
+client_drop(struct hv_ctl_server *s, unsigned int idx, const char *why)
+{
+	if (hv_ctl_out_pending(s->clients[idx]) == 0)
+		send_error_now(s->clients[idx]->fd, why);
+	client_close(s, idx);
+}
+
+/* Bound the life of clients that do not move: idle ones, partial requests
+ * (however they dribble), unread replies. */
 static void
 server_sweep(struct hv_ctl_server *s)
 {
 	uint64_t now = now_ms();
 	unsigned int idx;
+	char why[128];
 
 	for (idx = 0; idx < HV_CTL_MAX_CLIENTS; idx++) {
 		struct client *c = s->clients[idx];
 
-		if (c != NULL && (c->in_len > 0 || c->out_len > 0) &&
-		    now - c->progress_ms > HV_CTL_STALL_TIMEOUT_MS)
-			client_close(s, idx);
+		if (c == NULL)
+			continue;
+		if (hv_ctl_out_pending(c) > 0) {
+			if (now - c->progress_ms > s->lim.stall_ms)
+				client_close(s, idx); /* however many requests it has queued */
+		} else if (c->ready) {
+			continue; /* being served */
+		} else if (c->in_len > 0) {
+			if (now - c->line_ms > s->lim.request_ms) {
+				snprintf(why, sizeof(why),
+					 "request not complete within %u ms; closing the connection",
+					 s->lim.request_ms);
+				client_drop(s, idx, why);
+			}
+		} else if (now - c->idle_ms > s->lim.idle_ms) {
+			snprintf(why, sizeof(why), "idle for %u ms; closing the connection",
+				 s->lim.idle_ms);
+			client_drop(s, idx, why);
+		}
+	}
+}
+
+/* Give every ready client that has room a turn (one per poll), round robin;
+ * keep the work eventfd readable while some still can run. */
+static void
+server_turns(struct hv_ctl_server *s)
+{
+	unsigned int i, start = s->rr, more = 0;
+	uint64_t v;
+
+	for (i = 0; i < HV_CTL_MAX_CLIENTS; i++) {
+		unsigned int idx = (start + i) % HV_CTL_MAX_CLIENTS;
+		struct client *c = s->clients[idx];
+
+		if (c == NULL || !runnable(s, c) || c->turn == s->turn)
+			continue;
+		client_turn(s, idx);
+	}
+	s->rr = (start + 1) % HV_CTL_MAX_CLIENTS;
+	for (i = 0; i < HV_CTL_MAX_CLIENTS; i++)
+		if (s->clients[i] != NULL && runnable(s, s->clients[i]))
+			more++;
+	if (more > 0 && !s->work_set) {
+		v = 1;
+		s->work_set = write(s->work_fd, &v, sizeof(v)) == sizeof(v);
+	} else if (more == 0 && s->work_set) {
+		s->work_set = !(read(s->work_fd, &v, sizeof(v)) == sizeof(v));
 	}
 }
 
@@ -528,22 +448,31 @@ hv_ctl_server_poll(struct hv_ctl_server *s, int timeout_ms)
 	struct epoll_event ev[EVENTS_MAX];
 	int n, i;
 
-	n = epoll_wait(s->epfd, ev, EVENTS_MAX, timeout_ms);
+	/* ready clients are work: do not wait for the sockets then */
+	n = epoll_wait(s->epfd, ev, EVENTS_MAX, s->work_set ? 0 : timeout_ms);
+	s->turn++;
 	for (i = 0; i < n; i++) {
 		uint64_t tag = ev[i].data.u64;
+		struct client *c;
 
 		if (tag == LISTEN_TAG) {
 			server_accept(s);
 			continue;
 		}
+		if (tag == WORK_TAG)
+			continue; /* server_turns() below */
 		/* An earlier event of this batch may have closed (or replaced) it. */
 		if (tag >= HV_CTL_MAX_CLIENTS || s->clients[tag] == NULL)
 			continue;
-		if (s->clients[tag]->writing)
+		c = s->clients[tag];
+		if (c->events == EPOLLOUT)
 			client_flush(s, (unsigned int)tag);
-		else
+		else if (c->events == EPOLLIN)
 			client_read(s, (unsigned int)tag);
+		else if (ev[i].events & (EPOLLHUP | EPOLLERR))
+			client_close(s, (unsigned int)tag); /* gone while waiting for a turn */
 	}
+	server_turns(s);
 	server_sweep(s);
 }
 
@@ -551,6 +480,27 @@ int
 hv_ctl_server_fd(const struct hv_ctl_server *s)
 {
 	return s->epfd;
+}
+
+int
+hv_ctl_server_set_admin_group(struct hv_ctl_server *s, gid_t group, char *err, size_t errlen)
+{
+	if (group != HV_CTL_NO_GROUP && s->group == HV_CTL_NO_GROUP &&
+	    chown(s->path, s->euid == 0 ? 0 : (uid_t)-1, group) < 0) {
+		snprintf(err, errlen, "chown %s to group %u: %s", s->path, (unsigned int)group,
+			 strerror(errno));
+		return -1;
+	}
+	s->admin_group = group;
+	return 0;
+}
+
+void
+hv_ctl_server_set_limits(struct hv_ctl_server *s, const struct hv_ctl_limits *lim)
+{
+	s->lim = *lim;
+	if (s->lim.turn_requests == 0)
+		s->lim.turn_requests = 1;
 }
 
 /* Remove a stale socket file at path; -1 if it is live or not a socket. */
@@ -606,8 +556,16 @@ hv_ctl_server_create(const char *path, gid_t group, const struct hv_ctl_cmd *cmd
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	s->lfd = s->epfd = -1;
+	s->lfd = s->epfd = s->work_fd = -1;
 	s->group = group;
+	s->admin_group = HV_CTL_NO_GROUP;
+	s->lim = (struct hv_ctl_limits){
+		.idle_ms = HV_CTL_IDLE_TIMEOUT_MS,
+		.request_ms = HV_CTL_REQUEST_TIMEOUT_MS,
+		.stall_ms = HV_CTL_STALL_TIMEOUT_MS,
+		.out_budget = HV_CTL_OUT_BUDGET,
+		.turn_requests = HV_CTL_TURN_REQUESTS,
+	};
 	s->euid = geteuid();
 	s->cmds = cmds;
 	s->ctx = ctx;
@@ -655,6 +613,12 @@ hv_ctl_server_create(const char *path, gid_t group, const struct hv_ctl_cmd *cmd
 		snprintf(err, errlen, "epoll: %s", strerror(errno));
 		goto fail;
 	}
+	s->work_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	ev.data.u64 = WORK_TAG;
+	if (s->work_fd < 0 || epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->work_fd, &ev) < 0) {
+		snprintf(err, errlen, "eventfd: %s", strerror(errno));
+		goto fail;
+	}
 	return s;
 fail:
 	if (bound)
@@ -663,6 +627,8 @@ fail:
 		close(s->lfd);
 	if (s->epfd >= 0)
 		close(s->epfd);
+	if (s->work_fd >= 0)
+		close(s->work_fd);
 	free(s);
 	return NULL;
 }
@@ -682,5 +648,6 @@ hv_ctl_server_destroy(struct hv_ctl_server *s)
 		unlink(s->path);
 	close(s->lfd);
 	close(s->epfd);
+	close(s->work_fd);
 	free(s);
 }

@@ -169,18 +169,18 @@ h_version(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen
 }
 
 static const struct hv_ctl_cmd cmds[] = {
-	{"echo", h_echo, "reply with the arguments"},
-	{"null", h_null, "reply null"},
-	{"fail", h_fail, "always fail"},
-	{"queues", h_queues, "range-checked argument"},
-	{"port.list", h_port_list, "canned ports"},
-	{"port.show", h_port_show, "canned port"},
-	{"port.del", h_port_del, "always 'no port'"},
-	{"port.add", h_echo, "echo"},
-	{"port.set", h_echo, "echo"},
-	{"stats", h_stats, "growing counters"},
-	{"version", h_version, "canned version"},
-	{NULL, NULL, NULL},
+	{"echo", h_echo, "reply with the arguments", HV_CTL_WRITE},
+	{"null", h_null, "reply null", HV_CTL_READ},
+	{"fail", h_fail, "always fail", HV_CTL_WRITE},
+	{"queues", h_queues, "range-checked argument", HV_CTL_WRITE},
+	{"port.list", h_port_list, "canned ports", HV_CTL_READ},
+	{"port.show", h_port_show, "canned port", HV_CTL_READ},
+	{"port.del", h_port_del, "always 'no port'", HV_CTL_WRITE},
+	{"port.add", h_echo, "echo", HV_CTL_WRITE},
+	{"port.set", h_echo, "echo", HV_CTL_WRITE},
+	{"stats", h_stats, "growing counters", HV_CTL_READ},
+	{"version", h_version, "canned version", HV_CTL_READ},
+	{NULL, NULL, NULL, 0},
 };
 
 /* ---- fixture ---- */

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <check.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl_util.h"
+
+void
+cu_dir(char *dir, size_t dirlen, char *path, size_t pathlen, const char *sock)
+{
+	snprintf(dir, dirlen, "/tmp/test_ctl.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(chmod(dir, 0755), 0); /* reachable by setuid children */
+	snprintf(path, pathlen, "%s/%s", dir, sock);
+}
+
+int
+cu_try_connect(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0 || strlen(path) >= sizeof(sa.sun_path))
+		return -1;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int
+cu_connect(const char *path)
+{
+	int fd = cu_try_connect(path);
+
+	ck_assert_msg(fd >= 0, "connect %s: %s", path, strerror(errno));
+	return fd;
+}
+
+void
+cu_send(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+
+		ck_assert_msg(n > 0, "send: %s", strerror(errno));
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+unsigned long long
+cu_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000 + (unsigned long long)ts.tv_nsec / 1000000;
+}
+
+bool
+cu_readable(int fd, int ms, struct hv_ctl_server *s)
+{
+	unsigned long long end = cu_now_ms() + (unsigned long long)ms;
+
+	for (;;) {
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+
+		if (s != NULL)
+			hv_ctl_server_poll(s, 0);
+		if (poll(&pfd, 1, s != NULL ? 2 : ms) > 0)
+			return true;
+		if (cu_now_ms() >= end)
+			return false;
+	}
+}
+
+char *
+cu_line(int fd, int timeout_ms, struct hv_ctl_server *s)
+{
+	size_t len = 0, cap = 65536;
+	char *buf = malloc(cap);
+
+	if (buf == NULL)
+		return NULL;
+	for (;;) {
+		ssize_t n;
+		char *nl;
+
+		if (!cu_readable(fd, timeout_ms, s))
+			break;
+		/* peek, then take up to the end of the line: the rest stays queued */
+		n = recv(fd, buf + len, cap - len - 1, MSG_PEEK);
+		if (n <= 0)
+			break;
+		nl = memchr(buf + len, '\n', (size_t)n);
+		if (nl != NULL)
+			n = nl - (buf + len) + 1;
+		n = recv(fd, buf + len, (size_t)n, 0);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (nl != NULL) {
+			buf[len - 1] = '\0';
+			return buf;
+		}
+		if (cap - len < 4096) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (nb == NULL)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	free(buf);
+	return NULL;
+}
+
+bool
+cu_closed(int fd, int timeout_ms, struct hv_ctl_server *s)
+{
+	char c;
+
+	if (!cu_readable(fd, timeout_ms, s))
+		return false;
+	return recv(fd, &c, 1, 0) <= 0;
+}
+
+bool
+cu_utf8_valid(const char *p, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)p;
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned int n, cp, min;
+
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if ((s[i] & 0xe0) == 0xc0)
+			n = 1, cp = s[i] & 0x1f, min = 0x80;
+		else if ((s[i] & 0xf0) == 0xe0)
+			n = 2, cp = s[i] & 0x0f, min = 0x800;
+		else if ((s[i] & 0xf8) == 0xf0)
+			n = 3, cp = s[i] & 0x07, min = 0x10000;
+		else
+			return false;
+		for (unsigned int k = 1; k <= n; k++) {
+			if (i + k >= len || (s[i + k] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
+		i += n + 1;
+	}
+	return true;
+}
+
+int
+cu_wait_child(struct hv_ctl_server *s, pid_t pid)
+{
+	int status, i;
+
+	for (i = 0; i < CU_WAIT_MS / 5; i++) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		hv_ctl_server_poll(s, 5);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return -1;
+}
