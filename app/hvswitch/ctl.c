@@ -346,6 +346,7 @@ cmd_stats(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen
 	cJSON_AddNumberToObject(fdb, "moved", (double)fs.moved);
 	cJSON_AddNumberToObject(fdb, "aged", (double)fs.aged);
 	cJSON_AddNumberToObject(fdb, "limit_refused", (double)fs.limit_refused);
+	cJSON_AddNumberToObject(fdb, "budget_refused", (double)fs.budget_refused);
 	cJSON_AddNumberToObject(fdb, "table_full", (double)fs.table_full);
 	cJSON_AddNumberToObject(fdb, "queue_full", (double)fs.queue_full);
 	return 0;
