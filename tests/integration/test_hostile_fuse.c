@@ -56,6 +56,7 @@ fe_connect(struct raw_fe *fe, const char *name)
 static void
 setup(void)
 {
+	static const char *const opts[] = {"--guest-mem-limit", "4096", NULL};
 	struct timeval tv = {.tv_sec = 3};
 	char sock[160];
 	int rc;
@@ -63,7 +64,7 @@ setup(void)
 	memset(G, 0, sizeof(G));
 	swh_reset();
 	hvsw_init(&D);
-	ck_assert_msg(hvsw_start(&D, NULL) == 0, "hvswitch did not start");
+	ck_assert_msg(hvsw_start(&D, opts) == 0, "hvswitch did not start");
 	/* a daemon that stalls fails the test instead of hanging it */
 	setsockopt(D.ctl, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	for (unsigned int i = 0; i < 2; i++) {
@@ -255,6 +256,8 @@ START_TEST(fuse_region_refused)
 	assert_dropped(&fe);
 	ck_assert_uint_eq(gm("evil", "refused_not_memfs"), 1);
 	ck_assert_uint_eq(gm("evil", "mapped_bytes"), 0);
+	/* --guest-mem-limit reaches the ports */
+	ck_assert_uint_eq(gm("evil", "limit_bytes"), 4096.0 * 1024 * 1024);
 	raw_fe_close(&fe);
 	assert_live(300);
 	assert_port_recovers();

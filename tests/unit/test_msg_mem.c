@@ -6,7 +6,9 @@
  */
 #include <check.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdio.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "msg_util.h"
@@ -240,11 +242,13 @@ START_TEST(mem_region_not_on_memfs)
 	struct vhost_memory_region r = region(MEM_GPA, MEM_SIZE, MEM_UA);
 	char path[] = "hv-test-mem-XXXXXX", shm[] = "/dev/shm/hv-test-mem-XXXXXX";
 	int fd = mkstemp(path), sfd;
+	struct statfs sfs;
 
 	ck_assert_int_ge(fd, 0);
 	unlink(path);
 	ck_assert_int_eq(ftruncate(fd, MEM_SIZE), 0);
-	if (vhost_fd_on_memfs(fd)) {
+	ck_assert_int_eq(fstatfs(fd, &sfs), 0);
+	if (sfs.f_type == TMPFS_MAGIC || sfs.f_type == HUGETLBFS_MAGIC) {
 		fprintf(stderr, "mem_region_not_on_memfs: the current directory is on tmpfs, "
 			"not run\n");
 		close(fd);
