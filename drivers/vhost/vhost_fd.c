@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,7 +45,7 @@ static struct {
 	struct reap_item q[VHOST_REAP_CAP];
 } reap = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 
-uint32_t vhost_reap_pending[HV_VHOST_MAX_PORTS];
+static uint32_t vhost_reap_pending[HV_VHOST_MAX_PORTS]; /* per port slot (atomic) */
 static uint64_t reap_leaked;
 
 bool
@@ -97,6 +98,7 @@ static bool
 reap_start_locked(void)
 {
 	pthread_attr_t attr;
+	sigset_t all, old;
 	pthread_t t;
 	pid_t pid = getpid();
 	int rc;
@@ -109,7 +111,11 @@ reap_start_locked(void)
 	if (pthread_attr_init(&attr) != 0)
 		return false;
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	/* no signal of the process for it: a close() it waits in is not to be disturbed */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	rc = pthread_create(&t, &attr, reap_thread, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	if (rc != 0)
 		return false;
