@@ -70,6 +70,9 @@ usage(FILE *out)
 		"  --port SOCKET[,client][,queues=N]\n"
 		"                     a vhost-user port for this run only (not saved)\n"
 		"  --check-config     parse the config file and exit\n"
+		"  --guest-mem-limit MIB\n"
+		"                     guest memory one vhost-user port may map (default 65536:\n"
+		"                     64 GiB); set it to the largest guest's memory\n"
 		"  --pmd-sleep US|N:US[,N:US]...\n"
 		"                     a PMD idle that long sleeps on its guests' kicks\n"
 		"                     (all PMDs, or PMD N); default: never (dedicated cores)\n"
@@ -174,6 +177,7 @@ parse_args(struct options *o, int argc, char **argv)
 		{"port", required_argument, NULL, 'p'},
 		{"check-config", no_argument, NULL, 'k'},
 		{"pmd-sleep", required_argument, NULL, 's'},
+		{"guest-mem-limit", required_argument, NULL, 'G'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -244,6 +248,12 @@ parse_args(struct options *o, int argc, char **argv)
 		case 's':
 			if (parse_pmd_sleep(optarg) != 0)
 				return -1;
+			break;
+		case 'G':
+			if (parse_uint("--guest-mem-limit", optarg, 1,
+				       HV_VHOST_MEM_LIMIT_MAX >> 20, &v) != 0)
+				return -1;
+			sw_vhost_mem_limit = v << 20;
 			break;
 		case 'h':
 			usage(stdout);

@@ -7,6 +7,8 @@
 
 #include "sw.h"
 
+uint64_t sw_vhost_mem_limit;
+
 static int
 vhost_open(struct sw_port *p, char *err, size_t errlen)
 {
@@ -19,6 +21,7 @@ vhost_open(struct sw_port *p, char *err, size_t errlen)
 		.mp = sw.mp,
 		/* a PMD switches a burst whole before the next: see vhost_rx_done() */
 		.borrow = true,
+		.mem_limit = sw_vhost_mem_limit,
 	};
 
 	p->vhost = hv_vhost_port_create(&c);
@@ -101,6 +104,7 @@ static void
 vhost_describe(const struct sw_port *p, cJSON *obj)
 {
 	cJSON *qps = cJSON_GetObjectItemCaseSensitive(obj, "qps");
+	struct hv_vhost_mem_stats m;
 
 	if (p->vhost == NULL)
 		return;
@@ -110,6 +114,17 @@ vhost_describe(const struct sw_port *p, cJSON *obj)
 	cJSON_AddNumberToObject(obj, "negotiated_features",
 				(double)hv_vhost_port_features(p->vhost));
 	sw_rxmod_port_json(p, obj);
+	if (hv_vhost_mem_stats(p->vhost, &m) == 0) {
+		cJSON *o = cJSON_AddObjectToObject(obj, "guest_memory");
+
+		cJSON_AddNumberToObject(o, "limit_bytes", (double)m.limit_bytes);
+		cJSON_AddNumberToObject(o, "mapped_bytes", (double)m.mapped_bytes);
+		cJSON_AddNumberToObject(o, "regions", (double)m.regions);
+		cJSON_AddNumberToObject(o, "refused_over_limit", (double)m.over_limit);
+		cJSON_AddNumberToObject(o, "refused_not_memfs", (double)m.not_memfs);
+		cJSON_AddNumberToObject(o, "fds_refused", (double)m.fds_refused);
+		cJSON_AddNumberToObject(o, "fds_closing", (double)m.fds_closing);
+	}
 	/* per queue pair: rx = what the guest sent, tx = what it was given */
 	for (uint16_t q = 0; q < p->conf.queues; q++) {
 		cJSON *qp = cJSON_GetArrayItem(qps, q);

@@ -196,6 +196,8 @@ cJSON *sw_port_json(const struct sw_port *p, bool details);
 /* The offload counters of @t as JSON, and their drops summed. */
 cJSON *sw_offload_json(const struct sw_counters *t, uint64_t *drops);
 extern const struct sw_port_ops sw_port_vhost_ops;
+/* Guest memory each vhost-user port may map (--guest-mem-limit), bytes; 0: the driver's */
+extern uint64_t sw_vhost_mem_limit;
 extern const struct sw_port_ops sw_port_ethdev_ops;
 
 /* ---- PMDs (pmd.c) ---- */

@@ -106,6 +106,19 @@ struct hv_vhost_vring_stats {
 	uint64_t drops[HV_VHOST_DROP__MAX]; /**< frames (or rings) dropped, by reason */
 };
 
+/**
+ * Guest memory one port may map, by default: a large guest's. A frontend
+ * chooses the files behind its regions, which may be sparse, and every page
+ * of them the switch touches is allocated then, and counted to the switch
+ * (its RSS and its memory cgroup): the limit bounds what one port can cost.
+ * Set it to the memory of the largest guest a port serves (plus 1 GiB per
+ * region beyond the first when guests use 1 GiB huge pages: regions are
+ * mapped in whole pages).
+ */
+#define HV_VHOST_MEM_LIMIT_DEFAULT (UINT64_C(64) << 30)
+/** The highest a port's guest memory limit may be set: 1 TiB. */
+#define HV_VHOST_MEM_LIMIT_MAX (UINT64_C(1) << 40)
+
 /** Socket role of a port. */
 enum hv_vhost_mode {
 	HV_VHOST_SERVER, /**< we listen; the frontend connects */
@@ -126,9 +139,45 @@ struct hv_vhost_port_conf {
 	 * caller must then call hv_vhost_rx_done() after every receive burst.
 	 */
 	bool borrow;
+	/**
+	 * Most guest memory mapped for the port, in bytes, summed over its
+	 * regions (whole file blocks); 0 means HV_VHOST_MEM_LIMIT_DEFAULT, at
+	 * most HV_VHOST_MEM_LIMIT_MAX. A region or table over it is refused
+	 * and the frontend dropped (hv_vhost_mem_stats.over_limit).
+	 */
+	uint64_t mem_limit;
 };
 
 struct hv_vhost_port;
+
+/** Guest memory of a port and what its frontend had refused. Readable anywhere. */
+struct hv_vhost_mem_stats {
+	uint64_t limit_bytes;  /**< the port's limit (hv_vhost_port_conf.mem_limit) */
+	uint64_t mapped_bytes; /**< guest memory mapped now, in whole file blocks */
+	uint64_t regions;      /**< regions mapped now */
+	uint64_t over_limit;   /**< regions or tables refused: over the limit */
+	uint64_t not_memfs;    /**< regions refused: file not on a memory file system */
+	/**
+	 * fds of a kind no message takes (neither an eventfd nor a file on a
+	 * memory file system): each cost the frontend its connection, and
+	 * was closed by a thread that may wait for it
+	 */
+	uint64_t fds_refused;
+	/** of those, not closed yet: the port takes no frontend until they are */
+	uint64_t fds_closing;
+};
+
+/**
+ * Guest memory counters of @p port.
+ * @return 0, or -EINVAL when @p port is NULL.
+ */
+int hv_vhost_mem_stats(const struct hv_vhost_port *port, struct hv_vhost_mem_stats *out);
+
+/**
+ * fds of unknown kind the driver could not hand to its closing thread and
+ * kept open (0 unless the thread could not be started): process-wide.
+ */
+uint64_t hv_vhost_fds_leaked(void);
 
 /**
  * Start the control thread. Call once, after rte_eal_init(). Installs a

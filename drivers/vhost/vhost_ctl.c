@@ -107,11 +107,14 @@ ep_del(int fd)
 	epoll_ctl(ctl.epfd, EPOLL_CTL_DEL, fd, NULL);
 }
 
+/* Forget a half-received message; its fds may be of any kind (vhost_fd.c). */
 static void
-rxbuf_reset(struct vhost_rxbuf *rx)
+rxbuf_reset(struct hv_vhost_port *port)
 {
+	struct vhost_rxbuf *rx = &port->rx;
+
 	for (unsigned int i = 0; i < rx->nfds; i++)
-		close(rx->fds[i]);
+		vhost_port_fd_drop(port, &rx->fds[i]);
 	rx->nfds = 0;
 	rx->got = 0;
 }
@@ -157,7 +160,8 @@ conn_close(struct hv_vhost_port *port, const char *why)
 	close(port->conn_fd);
 	port->conn_fd = -1;
 	port->connected = false;
-	rxbuf_reset(&port->rx);
+	rxbuf_reset(port);
+	port->fd_refused = false;
 	/* Rings stop and guest memory is unmapped before anyone else can reuse it. */
 	vhost_dev_reset(port);
 	if (port->mode == HV_VHOST_CLIENT)
@@ -176,6 +180,9 @@ client_try_connect(struct hv_vhost_port *port)
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd;
 
+	/* bounds the fds a frontend can leave with the reaper: see server_accept() */
+	if (vhost_fd_reaping((uint32_t)port->slot) > 0)
+		goto retry;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		goto retry;
@@ -208,6 +215,13 @@ server_accept(struct hv_vhost_port *port)
 	if (now_ms() < port->refuse_until_ms) {
 		HV_LOG_RL(&port->ctl_rl, WARNING,
 			  "vhost %s: frontend refused: the last one blocked an interrupt",
+			  port->name);
+		close(fd);
+		return;
+	}
+	if (vhost_fd_reaping((uint32_t)port->slot) > 0) {
+		HV_LOG_RL(&port->ctl_rl, WARNING,
+			  "vhost %s: frontend refused: an fd the last one sent is not closed yet",
 			  port->name);
 		close(fd);
 		return;
@@ -251,7 +265,12 @@ conn_dispatch(struct hv_vhost_port *port)
 	if (rc != 0) {
 		char why[96];
 
-		snprintf(why, sizeof(why), "bad %s message", vhost_msg_name(rx->msg.hdr.request));
+		if (port->fd_refused)
+			snprintf(why, sizeof(why), "it sent an fd that is neither an eventfd nor "
+				 "on a memory file system");
+		else
+			snprintf(why, sizeof(why), "bad %s message",
+				 vhost_msg_name(rx->msg.hdr.request));
 		conn_close(port, why);
 	}
 }
@@ -271,10 +290,12 @@ conn_take_fds(struct hv_vhost_port *port, struct msghdr *mh)
 			continue;
 		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 		for (size_t i = 0; i < n; i++) {
-			if (rx->nfds < RTE_DIM(rx->fds))
+			if (rx->nfds < RTE_DIM(rx->fds)) {
 				rx->fds[rx->nfds++] = fds[i];
-			else {
-				close(fds[i]);
+			} else {
+				int fd = fds[i];
+
+				vhost_port_fd_drop(port, &fd);
 				ok = false;
 			}
 		}
@@ -520,6 +541,8 @@ conf_check(const struct hv_vhost_port_conf *conf)
 		return -EINVAL;
 	if ((f & ~HV_VHOST_FEATURES_SUPPORTED) || conf->mp == NULL)
 		return -EINVAL;
+	if (conf->mem_limit > HV_VHOST_MEM_LIMIT_MAX)
+		return -EINVAL;
 	return 0;
 }
 
@@ -602,6 +625,7 @@ hv_vhost_port_create(const struct hv_vhost_port_conf *conf)
 	port->offered_features = conf->features ? conf->features : HV_VHOST_FEATURES_DEFAULT;
 	port->mp = conf->mp;
 	port->borrow = conf->borrow;
+	port->mem_limit = conf->mem_limit ? conf->mem_limit : HV_VHOST_MEM_LIMIT_DEFAULT;
 	port->listen_fd = port->conn_fd = -1;
 	port->retry_delay_ms = RETRY_MIN_MS;
 	vhost_dev_init(port);

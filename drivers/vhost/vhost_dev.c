@@ -25,6 +25,32 @@ vhost_close_fd(int *fd)
 	*fd = -1;
 }
 
+void
+vhost_dev_mem_changed(struct hv_vhost_port *port)
+{
+	__atomic_store_n(&port->mem_stats.mapped_bytes, hv_mem_mapped(&port->mem),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&port->mem_stats.regions, port->mem.n, __ATOMIC_RELAXED);
+}
+
+int
+hv_vhost_mem_stats(const struct hv_vhost_port *port, struct hv_vhost_mem_stats *out)
+{
+	const uint64_t *src;
+	uint64_t *dst;
+
+	if (port == NULL)
+		return -EINVAL;
+	/* word by word: each counter has one writer, and 64-bit loads do not tear */
+	src = (const uint64_t *)&port->mem_stats;
+	dst = (uint64_t *)out;
+	for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
+		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+	out->limit_bytes = port->mem_limit;
+	out->fds_closing = vhost_fd_reaping((uint32_t)port->slot);
+	return 0;
+}
+
 /* ---- ring state transitions (control side) ---- */
 
 bool hv_vhost_asym_fence;
@@ -310,6 +336,7 @@ vhost_dev_reset(struct hv_vhost_port *port)
 	for (unsigned int i = 0; i < HV_VHOST_MAX_VRINGS; i++)
 		vring_reset(&port->vr[i]);
 	hv_mem_clear(&port->mem);
+	vhost_dev_mem_changed(port);
 	vhost_dev_set_features(port, 0);
 	port->protocol_features = 0;
 	port->features_set = false;

@@ -133,6 +133,7 @@ struct hv_vhost_port {
 	uint64_t offered_features;
 	struct rte_mempool *mp;
 	bool borrow; /* long frames keep their tail in guest memory until rx_done */
+	uint64_t mem_limit; /* most bytes of guest memory mapped (conf.mem_limit) */
 
 	/* ---- negotiated, read by the data path while rings run ---- */
 	uint64_t features;
@@ -158,6 +159,9 @@ struct hv_vhost_port {
 	uint64_t retry_at_ms;   /* client mode: next connect attempt */
 	uint32_t retry_delay_ms;
 	uint64_t refuse_until_ms; /* takes no frontend before: see vhost_call_blocked */
+	bool fd_refused; /* the frontend sent an fd of no kind we take: drop it */
+	/* counters (atomic; mapped_bytes and regions follow mem: vhost_dev_mem_changed()) */
+	struct hv_vhost_mem_stats mem_stats;
 	struct vhost_rxbuf rx;
 	struct hv_ratelimit ctl_rl;
 };
@@ -247,7 +251,26 @@ void vhost_borrow_init(struct hv_vring *vr);
 /* At the end of a burst that borrowed: whether something still borrows (a caller's bug). */
 bool vhost_borrow_leaked(struct hv_vring *vr);
 
+/* ---- fds of unknown kind (vhost_fd.c) ---- */
+
+/* Whether @fd is an eventfd (its /proc link; nothing is asked of the file). */
+bool vhost_fd_is_eventfd(int fd);
+/*
+ * Close a frontend's fd that no one keeps: at once when it is an eventfd or
+ * on a memory file system, otherwise through the reaper thread, counted to
+ * port slot @slot until it is closed. Any thread; never blocks.
+ * @return true when the fd was of unknown kind (handed to the reaper).
+ */
+bool vhost_fd_drop(int fd, uint32_t slot);
+/* vhost_fd_drop() for @port's frontend: one of unknown kind costs the connection. */
+void vhost_port_fd_drop(struct hv_vhost_port *port, int *fd);
+/* fds of port slot @slot the reaper has not closed yet. */
+uint32_t vhost_fd_reaping(uint32_t slot);
+
 /* ---- device state (vhost_dev.c) ---- */
+
+/* Publish the port's mapped guest memory to its counters (after mem changed). */
+void vhost_dev_mem_changed(struct hv_vhost_port *port);
 
 /* Close an fd we hold and mark it gone. */
 void vhost_close_fd(int *fd);

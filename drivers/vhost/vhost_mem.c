@@ -20,7 +20,7 @@ add_overflows(uint64_t a, uint64_t b)
 }
 
 int
-hv_mem_region_map(const struct vhost_memory_region *desc, int fd,
+hv_mem_region_map(const struct vhost_memory_region *desc, int fd, uint64_t limit,
 		  struct hv_mem_region *out, const char **why)
 {
 	uint64_t gpa = desc->guest_phys_addr, size = desc->memory_size;
@@ -43,7 +43,22 @@ hv_mem_region_map(const struct vhost_memory_region *desc, int fd,
 		*why = "region wraps around";
 		goto out;
 	}
-	if (fd < 0 || fstat(fd, &st) != 0) {
+	if (size > limit) {
+		*why = "guest memory over the limit";
+		rc = -E2BIG;
+		goto out;
+	}
+	/*
+	 * Nothing else may touch the fd before this: on a file system served by
+	 * the frontend (FUSE), even fstat() can wait for it forever, and so
+	 * would the first page fault in a mapping of it.
+	 */
+	if (fd < 0 || !vhost_fd_on_memfs(fd)) {
+		*why = "region file not on a memory file system (memfd, tmpfs, hugetlbfs)";
+		rc = -EBADF;
+		goto out;
+	}
+	if (fstat(fd, &st) != 0) {
 		*why = "region fd unusable";
 		goto out;
 	}
@@ -74,8 +89,9 @@ hv_mem_region_map(const struct vhost_memory_region *desc, int fd,
 		goto out;
 	}
 	map_len = RTE_ALIGN_CEIL(map_len, blk);
-	if (map_len > HV_MEM_MAX_BYTES) {
+	if (map_len > limit) {
 		*why = "guest memory over the limit";
+		rc = -E2BIG;
 		goto out;
 	}
 	if (map_len > SIZE_MAX) {
@@ -96,8 +112,6 @@ hv_mem_region_map(const struct vhost_memory_region *desc, int fd,
 	out->hva = (uint8_t *)base + (off - map_off);
 	rc = 0;
 out:
-	if (fd >= 0)
-		close(fd);
 	return rc;
 }
 
@@ -118,7 +132,8 @@ ranges_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 }
 
 int
-hv_mem_admit(const struct hv_mem *m, const struct hv_mem_region *r, const char **why)
+hv_mem_admit(const struct hv_mem *m, const struct hv_mem_region *r, uint64_t limit,
+	     const char **why)
 {
 	uint64_t total = r->map_len;
 
@@ -130,10 +145,10 @@ hv_mem_admit(const struct hv_mem *m, const struct hv_mem_region *r, const char *
 			*why = "overlaps another";
 			return -EINVAL;
 		}
-		/* no wrap: at most HV_VHOST_MAX_MEM_SLOTS terms, each at most the limit */
+		/* no wrap: at most HV_VHOST_MAX_MEM_SLOTS terms, each at most HV_MEM_MAX_BYTES */
 		total += o->map_len;
 	}
-	if (total > HV_MEM_MAX_BYTES) {
+	if (total > limit) {
 		*why = "guest memory over the limit";
 		return -E2BIG;
 	}
@@ -159,4 +174,14 @@ hv_mem_uva(const struct hv_mem *m, uint64_t uva, uint64_t len)
 			return r->hva + off;
 	}
 	return NULL;
+}
+
+uint64_t
+hv_mem_mapped(const struct hv_mem *m)
+{
+	uint64_t total = 0;
+
+	for (uint32_t i = 0; i < m->n; i++)
+		total += m->r[i].map_len;
+	return total;
 }

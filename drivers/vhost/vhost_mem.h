@@ -9,15 +9,17 @@
 
 #include <rte_branch_prediction.h>
 
+#include "hv_vhost.h"
 #include "vhost_proto.h"
 
 /*
- * Most bytes one port may map for its guest memory, summed over its regions.
- * Regions are backed by files the frontend chooses, which may be sparse: without
- * a cap a hostile frontend could use up the switch's 128 TiB of address space
- * and starve every other port. 1 TiB is far above any guest a switch serves.
+ * Most bytes one port may ever map for its guest memory, summed over its
+ * regions: the ceiling of a port's limit (hv_vhost_port_conf.mem_limit).
+ * Regions are backed by files the frontend chooses, which may be sparse:
+ * without a cap a hostile frontend could use up the switch's 128 TiB of
+ * address space and starve every other port.
  */
-#define HV_MEM_MAX_BYTES (UINT64_C(1) << 40)
+#define HV_MEM_MAX_BYTES HV_VHOST_MEM_LIMIT_MAX
 
 struct hv_mem_region {
 	uint64_t gpa;   /* guest-physical start */
@@ -34,10 +36,13 @@ struct hv_mem {
 };
 
 /*
- * Check a region description and map it from fd (which is always consumed).
- * @return 0, or a negative errno with *why set to a reason for the log.
+ * Check a region description and map it from @fd, which stays the caller's.
+ * The fd is used only if it is on a memory file system (vhost_fd_on_memfs()).
+ * @return 0, or a negative errno with *why set to a reason for the log:
+ *         -E2BIG over @limit bytes (whole file blocks), -EBADF a file on
+ *         another file system, -EINVAL (or mmap's errno) otherwise.
  */
-int hv_mem_region_map(const struct vhost_memory_region *desc, int fd,
+int hv_mem_region_map(const struct vhost_memory_region *desc, int fd, uint64_t limit,
 		      struct hv_mem_region *out, const char **why);
 
 /* Unmap one region. */
@@ -45,10 +50,20 @@ void hv_mem_region_unmap(struct hv_mem_region *r);
 
 /*
  * Whether @r may join @m: 0, or a negative errno with *why set when it overlaps
- * (in guest-physical or frontend space) one of @m's regions, or would take @m's
- * mapped bytes over HV_MEM_MAX_BYTES.
+ * (in guest-physical or frontend space) one of @m's regions (-EINVAL), or would
+ * take @m's mapped bytes over @limit (-E2BIG).
  */
-int hv_mem_admit(const struct hv_mem *m, const struct hv_mem_region *r, const char **why);
+int hv_mem_admit(const struct hv_mem *m, const struct hv_mem_region *r, uint64_t limit,
+		 const char **why);
+
+/* Bytes mapped for @m (whole file blocks). */
+uint64_t hv_mem_mapped(const struct hv_mem *m);
+
+/*
+ * Whether the kernel keeps @fd's file in memory (shmem: memfd, tmpfs; or
+ * hugetlbfs), asked without calling into its file system (vhost_fd.c).
+ */
+bool vhost_fd_on_memfs(int fd);
 
 /* Unmap every region. */
 void hv_mem_clear(struct hv_mem *m);

@@ -55,24 +55,6 @@ vhost_msg_name(uint32_t request)
 	return "UNKNOWN";
 }
 
-/*
- * kick, call and err fds must be eventfds: reading a pipe the frontend never
- * fills, or writing one it never drains, would block the switch.
- */
-static bool
-fd_is_eventfd(int fd)
-{
-	char link[64], target[32];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, target, sizeof(target) - 1);
-	if (n < 0)
-		return false;
-	target[n] = '\0';
-	return strcmp(target, "anon_inode:[eventfd]") == 0;
-}
-
 /* ---- validation helpers ---- */
 
 static struct hv_vring *
@@ -187,8 +169,19 @@ vhost_msg_reset_owner(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx __rt
 	return 0;
 }
 
+/* Count a refused region by reason. */
+static void
+count_refusal(struct hv_vhost_port *port, int rc)
+{
+	if (rc == -E2BIG)
+		__atomic_fetch_add(&port->mem_stats.over_limit, 1, __ATOMIC_RELAXED);
+	else if (rc == -EBADF)
+		__atomic_fetch_add(&port->mem_stats.not_memfs, 1, __ATOMIC_RELAXED);
+}
+
+/* Map a region into @into (the fd stays the message's: the dispatcher drops it). */
 static int
-map_region(struct hv_vhost_port *port, const struct vhost_memory_region *desc, int *fd,
+map_region(struct hv_vhost_port *port, const struct vhost_memory_region *desc, int fd,
 	   struct hv_mem *into)
 {
 	struct hv_mem_region r;
@@ -200,17 +193,20 @@ map_region(struct hv_vhost_port *port, const struct vhost_memory_region *desc, i
 			  HV_VHOST_MAX_MEM_SLOTS);
 		return -ENOSPC;
 	}
-	rc = hv_mem_region_map(desc, *fd, &r, &why);
-	*fd = -1; /* consumed */
+	rc = hv_mem_region_map(desc, fd, port->mem_limit, &r, &why);
 	if (rc != 0) {
+		count_refusal(port, rc);
 		VHOST_LOG(ERR, port, "memory region gpa 0x%" PRIx64 " size 0x%" PRIx64
-			  " refused: %s", desc->guest_phys_addr, desc->memory_size, why);
+			  " refused: %s (limit %" PRIu64 " MiB)", desc->guest_phys_addr,
+			  desc->memory_size, why, port->mem_limit >> 20);
 		return rc;
 	}
-	rc = hv_mem_admit(into, &r, &why);
+	rc = hv_mem_admit(into, &r, port->mem_limit, &why);
 	if (rc != 0) {
+		count_refusal(port, rc);
 		VHOST_LOG(ERR, port, "memory region gpa 0x%" PRIx64 " size 0x%" PRIx64
-			  " refused: %s", r.gpa, r.size, why);
+			  " refused: %s (limit %" PRIu64 " MiB)", r.gpa, r.size, why,
+			  port->mem_limit >> 20);
 		hv_mem_region_unmap(&r);
 		return rc;
 	}
@@ -233,7 +229,7 @@ vhost_msg_set_mem_table(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 	int rc;
 
 	for (uint32_t i = 0; i < m->nregions; i++) {
-		rc = map_region(port, &m->regions[i], &ctx->fds[i], &mem);
+		rc = map_region(port, &m->regions[i], ctx->fds[i], &mem);
 		if (rc != 0) {
 			hv_mem_clear(&mem);
 			return rc;
@@ -243,6 +239,7 @@ vhost_msg_set_mem_table(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 	vhost_dev_pause_all(port);
 	hv_mem_clear(&port->mem);
 	port->mem = mem;
+	vhost_dev_mem_changed(port);
 	for (unsigned int i = 0; i < HV_VHOST_MAX_VRINGS; i++)
 		port->vr[i].mem_hint = 0;
 	vhost_dev_start_all(port);
@@ -338,7 +335,11 @@ vring_fd_take(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx, int *out)
 	*out = -1;
 	if (ctx->msg->payload.u64 & VHOST_USER_VRING_NOFD_MASK)
 		return 0;
-	if (!fd_is_eventfd(ctx->fds[0])) {
+	/*
+	 * kick, call and err fds must be eventfds: reading a pipe the frontend
+	 * never fills, or writing one it never drains, would block the switch.
+	 */
+	if (!vhost_fd_is_eventfd(ctx->fds[0])) {
 		VHOST_LOG(ERR, port, "%s refused: fd is not an eventfd",
 			  vhost_msg_name(ctx->msg->hdr.request));
 		return -EINVAL;
@@ -462,11 +463,12 @@ vhost_msg_add_mem_reg(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 
 	/* Map into a copy so that a refused region leaves the table untouched. */
 	mem = port->mem;
-	rc = map_region(port, &ctx->msg->payload.mem_reg.region, &ctx->fds[0], &mem);
+	rc = map_region(port, &ctx->msg->payload.mem_reg.region, ctx->fds[0], &mem);
 	if (rc != 0)
 		return rc;
 	vhost_dev_pause_all(port);
 	port->mem = mem;
+	vhost_dev_mem_changed(port);
 	vhost_dev_start_all(port);
 	return 0;
 }
@@ -488,6 +490,7 @@ vhost_msg_rem_mem_reg(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 		hv_mem_region_unmap(r);
 		memmove(r, r + 1, sizeof(*r) * (m->n - i - 1));
 		m->n--;
+		vhost_dev_mem_changed(port);
 		for (unsigned int k = 0; k < HV_VHOST_MAX_VRINGS; k++)
 			port->vr[k].mem_hint = 0;
 		vhost_dev_start_all(port);
@@ -500,11 +503,15 @@ vhost_msg_rem_mem_reg(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 
 /* ---- dispatch ---- */
 
+/*
+ * The fds no handler kept: refused ones among them may be of any kind, so
+ * none is closed here unless it is known not to block (vhost_fd.c).
+ */
 static void
-close_fds(int *fds, unsigned int nfds)
+close_fds(struct hv_vhost_port *port, int *fds, unsigned int nfds)
 {
 	for (unsigned int i = 0; i < nfds; i++)
-		vhost_close_fd(&fds[i]);
+		vhost_port_fd_drop(port, &fds[i]);
 }
 
 int
@@ -519,6 +526,7 @@ vhost_msg_dispatch(struct hv_vhost_port *port, struct vhost_user_msg *msg, int *
 
 	*reply_len = 0;
 	memset(&reply->hdr, 0, sizeof(reply->hdr));
+	port->fd_refused = false;
 	if (req < RTE_DIM(vhost_msgs) && vhost_msgs[req].handler != NULL)
 		d = &vhost_msgs[req];
 	if ((msg->hdr.flags & VHOST_USER_VERSION_MASK) != VHOST_USER_VERSION) {
@@ -531,12 +539,11 @@ vhost_msg_dispatch(struct hv_vhost_port *port, struct vhost_user_msg *msg, int *
 		/* Not understood: refuse it, as the spec asks, and carry on. */
 		HV_LOG_RL(&port->ctl_rl, WARNING, "vhost %s: request %u not supported, ignored",
 			  port->name, req);
-		close_fds(fds, nfds);
 		if (want_ack) {
 			reply_u64(reply, 1);
 			goto send;
 		}
-		return 0;
+		goto out;
 	}
 	if (!size_ok(d, msg)) {
 		VHOST_LOG(ERR, port, "%s: payload of %u bytes is malformed", d->name,
@@ -564,6 +571,12 @@ send:
 	reply->hdr.flags = VHOST_USER_VERSION | VHOST_USER_REPLY_MASK;
 	*reply_len = sizeof(reply->hdr) + reply->hdr.size;
 out:
-	close_fds(fds, nfds);
+	close_fds(port, fds, nfds);
+	if (port->fd_refused) {
+		/* a file of a kind no message takes: it could be made to block us */
+		VHOST_LOG(ERR, port, "%s: an fd that is neither an eventfd nor on a memory "
+			  "file system", vhost_msg_name(req));
+		return -1;
+	}
 	return rc == 0 ? 0 : -1;
 }

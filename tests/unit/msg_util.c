@@ -29,6 +29,7 @@ setup(void)
 	port->queue_pairs = 1;
 	port->offered_features = HV_VHOST_FEATURES_DEFAULT;
 	port->mp = NULL;
+	port->mem_limit = HV_VHOST_MEM_LIMIT_DEFAULT;
 	port->listen_fd = port->conn_fd = -1;
 	vhost_dev_init(port);
 }
@@ -98,6 +99,18 @@ bool
 fd_closed(int fd)
 {
 	return fcntl(fd, F_GETFD) == -1 && errno == EBADF;
+}
+
+bool
+wait_closed(int fd)
+{
+	/* an fd of unknown kind is closed by the reaper thread, a moment later */
+	for (int i = 0; i < 2000; i++) {
+		if (fd_closed(fd))
+			return true;
+		usleep(1000);
+	}
+	return false;
 }
 
 int

@@ -28,6 +28,8 @@ int send_u64(uint32_t req, uint64_t v);
 int send_state(uint32_t req, uint32_t index, uint32_t num);
 int send_vring_fd(uint32_t req, uint64_t u64, int fd);
 bool fd_closed(int fd);
+/* Whether @fd gets closed within 2 s (the reaper closes fds of unknown kind). */
+bool wait_closed(int fd);
 int memfd(size_t size);
 int evfd(void);
 struct vhost_memory_region region(uint64_t gpa, uint64_t size, uint64_t ua);

@@ -141,9 +141,10 @@ START_TEST(mem_map_refuses_top_region)
 
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(ftruncate(fd, 0x10000), 0);
-	ck_assert_int_lt(hv_mem_region_map(&d, fd, &r, &why), 0);
+	ck_assert_int_lt(hv_mem_region_map(&d, fd, HV_MEM_MAX_BYTES, &r, &why), 0);
 	ck_assert_ptr_nonnull(why);
-	ck_assert_int_eq(fcntl(fd, F_GETFD), -1); /* consumed */
+	ck_assert_int_ge(fcntl(fd, F_GETFD), 0); /* still the caller's */
+	close(fd);
 }
 END_TEST
 
@@ -202,7 +203,7 @@ START_TEST(mem_map_region_only)
 	ck_assert_int_ge(fd, 0);
 	blk = blksize(fd);
 	want = RTE_ALIGN_CEIL(size, blk);
-	ck_assert_int_eq(hv_mem_region_map(&d, dup(fd), &m.r[0], &why), 0);
+	ck_assert_int_eq(hv_mem_region_map(&d, fd, HV_MEM_MAX_BYTES, &m.r[0], &why), 0);
 	ck_assert_uint_le(m.r[0].map_len, want);
 	p = hv_mem_gpa(&m, &h, d.guest_phys_addr, &len);
 	ck_assert_ptr_nonnull(p);
@@ -242,7 +243,7 @@ check_offset_region(int fd, uint64_t file_size, uint64_t off, uint64_t size)
 	/* the frontend's view of the whole file */
 	front = mmap(NULL, file_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	ck_assert_ptr_ne(front, MAP_FAILED);
-	ck_assert_int_eq(hv_mem_region_map(&d, dup(fd), &m.r[0], &why), 0);
+	ck_assert_int_eq(hv_mem_region_map(&d, fd, HV_MEM_MAX_BYTES, &m.r[0], &why), 0);
 	ck_assert_uint_le(m.r[0].map_len, want);
 	first = hv_mem_gpa(&m, &h, gpa, &len);
 	len = 2;
@@ -321,12 +322,13 @@ START_TEST(mem_map_refuses_over_limit)
 	int fd = sparse_memfd(HV_MEM_MAX_BYTES + 4096, 0);
 
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_lt(hv_mem_region_map(&d, dup(fd), &r, &why), 0);
+	ck_assert_int_lt(hv_mem_region_map(&d, fd, HV_MEM_MAX_BYTES, &r, &why), 0);
 	ck_assert_str_eq(why, "guest memory over the limit");
 	d.memory_size = HV_MEM_MAX_BYTES;
-	ck_assert_int_eq(hv_mem_region_map(&d, fd, &r, &why), 0);
+	ck_assert_int_eq(hv_mem_region_map(&d, fd, HV_MEM_MAX_BYTES, &r, &why), 0);
 	ck_assert_uint_eq(r.map_len, HV_MEM_MAX_BYTES);
 	hv_mem_region_unmap(&r);
+	close(fd);
 }
 END_TEST
 
@@ -408,7 +410,7 @@ fault_in_guarded_region(void)
 
 	if (fd < 0 || ftruncate(fd, 0x2000) != 0 || pwrite(fd, "x", 1, 0x1000) != 1)
 		_exit(2);
-	if (vhost_guard_setup() != 0 || hv_mem_region_map(&d, dup(fd), &r, &why) != 0)
+	if (vhost_guard_setup() != 0 || hv_mem_region_map(&d, fd, HV_MEM_MAX_BYTES, &r, &why) != 0)
 		_exit(1);
 	if (vhost_guard_add(r.map_base, r.map_len, 7) != 0)
 		_exit(1);
@@ -438,7 +440,7 @@ fault_after_unmap(void)
 
 	if (fd < 0 || other < 0 || ftruncate(fd, 0x2000) != 0 || ftruncate(other, 0x2000) != 0)
 		_exit(2);
-	if (vhost_guard_setup() != 0 || hv_mem_region_map(&d, fd, &r, &why) != 0)
+	if (vhost_guard_setup() != 0 || hv_mem_region_map(&d, fd, HV_MEM_MAX_BYTES, &r, &why) != 0)
 		_exit(1);
 	if (vhost_guard_add(r.map_base, r.map_len, 7) != 0)
 		_exit(1);
@@ -468,7 +470,8 @@ sent_sigbus_aimed_at_region(void)
 
 	if (fd < 0 || ftruncate(fd, 0x2000) != 0)
 		_exit(2);
-	if (vhost_guard_setup() != 0 || hv_mem_region_map(&d, fd, &r, &why) != 0 ||
+	if (vhost_guard_setup() != 0 ||
+	    hv_mem_region_map(&d, fd, HV_MEM_MAX_BYTES, &r, &why) != 0 ||
 	    vhost_guard_add(r.map_base, r.map_len, 7) != 0)
 		_exit(1);
 	si.si_addr = r.hva;

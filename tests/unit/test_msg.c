@@ -73,13 +73,13 @@ START_TEST(wrong_fd_count)
 	ck_assert_int_eq(pipe(p), 0);
 	msg_init(&m, VHOST_USER_SET_OWNER, 0);
 	ck_assert_int_eq(send_fds(&m, &p[0], 1), -1);
-	ck_assert(fd_closed(p[0]));
+	ck_assert(wait_closed(p[0]));
 	/* KICK without an fd and without NOFD */
 	ck_assert_int_eq(send_vring_fd(VHOST_USER_SET_VRING_KICK, 0, -1), -1);
 	/* NOFD and an fd anyway */
 	ck_assert_int_eq(send_vring_fd(VHOST_USER_SET_VRING_KICK, VHOST_USER_VRING_NOFD_MASK,
 				       p[1]), -1);
-	ck_assert(fd_closed(p[1]));
+	ck_assert(wait_closed(p[1]));
 	/* unknown bits in a vring fd payload */
 	ck_assert_int_eq(send_vring_fd(VHOST_USER_SET_VRING_CALL, 0x200, -1), -1);
 	/* ADD_MEM_REG without an fd */
@@ -148,9 +148,9 @@ START_TEST(vring_fds)
 
 	ck_assert_int_eq(pipe(p), 0);
 	ck_assert_int_eq(send_vring_fd(VHOST_USER_SET_VRING_KICK, 0, p[0]), -1);
-	ck_assert(fd_closed(p[0]));
+	ck_assert(wait_closed(p[0]));
 	ck_assert_int_eq(send_vring_fd(VHOST_USER_SET_VRING_CALL, 1, p[1]), -1);
-	ck_assert(fd_closed(p[1]));
+	ck_assert(wait_closed(p[1]));
 	ck_assert_int_eq(send_vring_fd(VHOST_USER_SET_VRING_CALL, 1, c), 0);
 	ck_assert_int_eq(port->vr[1].callfd, c);
 	ck_assert(!fd_closed(c));

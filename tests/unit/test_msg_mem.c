@@ -6,6 +6,9 @@
  */
 #include <check.h>
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "msg_util.h"
@@ -59,7 +62,7 @@ START_TEST(mem_table_bad_fd)
 	m.payload.memory.nregions = 1;
 	m.payload.memory.regions[0] = r;
 	ck_assert_int_eq(send_fds(&m, &p[0], 1), -1);
-	ck_assert(fd_closed(p[0]));
+	ck_assert(wait_closed(p[0]));
 	close(p[1]);
 	ck_assert_uint_eq(port->mem.n, 0);
 }
@@ -120,50 +123,72 @@ port_gpa(uint64_t gpa)
 	return hv_mem_gpa(&port->mem, &h, gpa, &len);
 }
 
-/* A table over HV_MEM_MAX_BYTES in sum (each region under it) is refused whole. */
+/* The port's memory counters. */
+static struct hv_vhost_mem_stats
+mstats(void)
+{
+	struct hv_vhost_mem_stats st;
+
+	ck_assert_int_eq(hv_vhost_mem_stats(port, &st), 0);
+	return st;
+}
+
+/* A table over the port's limit in sum (each region under it) is refused whole. */
 START_TEST(mem_table_over_limit)
 {
-	const uint64_t half = HV_MEM_MAX_BYTES / 2;
+	const uint64_t lim = 1ull << 30, half = lim / 2;
 	struct vhost_memory_region r[2] = {
 		region(0, half + 4096, MEM_UA),
-		region(HV_MEM_MAX_BYTES, half + 4096, MEM_UA + HV_MEM_MAX_BYTES),
+		region(lim, half + 4096, MEM_UA + lim),
 	};
 	struct vhost_memory_region small = region(MEM_GPA, MEM_SIZE, MEM_UA);
 	uint8_t *p;
 
+	port->mem_limit = lim;
 	ck_assert_int_eq(send_mem_table(&small, 1, 1, MEM_SIZE), 0);
+	ck_assert_uint_eq(mstats().mapped_bytes, MEM_SIZE);
 	p = port_gpa(MEM_GPA + MEM_SIZE - 1);
 	ck_assert_ptr_nonnull(p);
 	*p = 0x5a;
 	ck_assert_int_eq(send_mem_table(r, 2, 2, half + 4096), -1);
+	ck_assert_uint_eq(mstats().over_limit, 1);
 	/* the previous table is still there, and still mapped */
 	ck_assert_uint_eq(port->mem.n, 1);
 	ck_assert_uint_eq(port->mem.r[0].gpa, MEM_GPA);
 	ck_assert_ptr_eq(port_gpa(MEM_GPA + MEM_SIZE - 1), p);
 	ck_assert_uint_eq(*p, 0x5a);
-	/* at the limit exactly: accepted */
+	/* at the limit exactly: accepted, and counted */
 	r[0].memory_size = r[1].memory_size = half;
 	ck_assert_int_eq(send_mem_table(r, 2, 2, half), 0);
 	ck_assert_uint_eq(port->mem.n, 2);
+	ck_assert_uint_eq(mstats().mapped_bytes, lim);
+	ck_assert_uint_eq(mstats().regions, 2);
+	ck_assert_uint_eq(mstats().limit_bytes, lim);
+	vhost_dev_reset(port);
+	ck_assert_uint_eq(mstats().mapped_bytes, 0);
 }
 END_TEST
 
-/* ADD_MEM_REG past HV_MEM_MAX_BYTES is refused; the regions already there stay usable. */
+/* ADD_MEM_REG past the port's limit is refused; the regions already there stay usable. */
 START_TEST(mem_reg_add_over_limit)
 {
+	const uint64_t lim = 1ull << 30;
 	struct vhost_memory_region a = region(MEM_GPA, MEM_SIZE, MEM_UA);
-	struct vhost_memory_region b = region(1ull << 32, HV_MEM_MAX_BYTES - MEM_SIZE, 1ull << 32);
+	struct vhost_memory_region b = region(1ull << 32, lim - MEM_SIZE, 1ull << 32);
 	struct vhost_memory_region c = region(0, 4096, 0x1000);
 	int afd = memfd(MEM_SIZE), fd;
 	uint8_t *p, v;
 
+	port->mem_limit = lim;
 	ck_assert_int_eq(send_mem_reg(VHOST_USER_ADD_MEM_REG, a, dup(afd)), 0);
 	/* up to the limit exactly */
 	ck_assert_int_eq(send_mem_reg(VHOST_USER_ADD_MEM_REG, b, memfd(b.memory_size)), 0);
 	ck_assert_uint_eq(port->mem.n, 2);
+	ck_assert_uint_eq(mstats().mapped_bytes, lim);
 	fd = memfd(4096);
 	ck_assert_int_eq(send_mem_reg(VHOST_USER_ADD_MEM_REG, c, fd), -1);
 	ck_assert(fd_closed(fd));
+	ck_assert_uint_eq(mstats().over_limit, 1);
 	ck_assert_uint_eq(port->mem.n, 2);
 	ck_assert_ptr_null(port_gpa(0));
 	/* region a still maps the frontend's file */
@@ -174,9 +199,78 @@ START_TEST(mem_reg_add_over_limit)
 	ck_assert_uint_eq(v, 0x77);
 	/* room again once b is gone */
 	ck_assert_int_eq(send_mem_reg(VHOST_USER_REM_MEM_REG, b, -1), 0);
+	ck_assert_uint_eq(mstats().mapped_bytes, MEM_SIZE);
 	ck_assert_int_eq(send_mem_reg(VHOST_USER_ADD_MEM_REG, c, memfd(4096)), 0);
 	ck_assert_uint_eq(port->mem.n, 2);
 	close(afd);
+}
+END_TEST
+
+/*
+ * The sparse-region probe of issue 21: a 512 GiB region of a sparse memfd
+ * once passed (the only cap was 1 TiB), and every page of it the switch read
+ * was charged to the switch. The default limit refuses it, before the fd is
+ * mapped; a region of the default limit exactly is taken.
+ */
+START_TEST(mem_sparse_region_over_default_limit)
+{
+	struct vhost_memory_region big = region(1ull << 32, 512ull << 30, 1ull << 40);
+	int fd;
+
+	ck_assert_uint_eq(port->mem_limit, HV_VHOST_MEM_LIMIT_DEFAULT);
+	ck_assert_uint_lt(HV_VHOST_MEM_LIMIT_DEFAULT, big.memory_size);
+	fd = memfd(big.memory_size);
+	ck_assert_int_eq(send_mem_reg(VHOST_USER_ADD_MEM_REG, big, fd), -1);
+	ck_assert(fd_closed(fd));
+	ck_assert_uint_eq(port->mem.n, 0);
+	ck_assert_uint_eq(mstats().over_limit, 1);
+	ck_assert_uint_eq(mstats().mapped_bytes, 0);
+	big.memory_size = HV_VHOST_MEM_LIMIT_DEFAULT;
+	ck_assert_int_eq(send_mem_reg(VHOST_USER_ADD_MEM_REG, big, memfd(big.memory_size)), 0);
+	ck_assert_uint_eq(mstats().mapped_bytes, HV_VHOST_MEM_LIMIT_DEFAULT);
+}
+END_TEST
+
+/*
+ * Guest memory only from memory file systems: a regular file elsewhere (here
+ * on the file system of the current directory: a FUSE mount the frontend
+ * serves would be one) is refused before anything touches it, and counted;
+ * a file on tmpfs (/dev/shm) is taken.
+ */
+START_TEST(mem_region_not_on_memfs)
+{
+	struct vhost_memory_region r = region(MEM_GPA, MEM_SIZE, MEM_UA);
+	char path[] = "hv-test-mem-XXXXXX", shm[] = "/dev/shm/hv-test-mem-XXXXXX";
+	int fd = mkstemp(path), sfd;
+	struct statfs sfs;
+
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	ck_assert_int_eq(ftruncate(fd, MEM_SIZE), 0);
+	ck_assert_int_eq(fstatfs(fd, &sfs), 0);
+	if (sfs.f_type == TMPFS_MAGIC || sfs.f_type == HUGETLBFS_MAGIC) {
+		fprintf(stderr, "mem_region_not_on_memfs: the current directory is on tmpfs, "
+			"not run\n");
+		close(fd);
+		return;
+	}
+	ck_assert_int_eq(send_mem_reg(VHOST_USER_ADD_MEM_REG, r, fd), -1);
+	ck_assert(wait_closed(fd));
+	ck_assert_uint_eq(port->mem.n, 0);
+	ck_assert_uint_eq(mstats().not_memfs, 1);
+	ck_assert_uint_eq(mstats().fds_refused, 1);
+
+	sfd = mkstemp(shm);
+	if (sfd < 0) {
+		fprintf(stderr, "mem_region_not_on_memfs: no /dev/shm here, tmpfs not checked\n");
+		return;
+	}
+	unlink(shm);
+	ck_assert_int_eq(ftruncate(sfd, MEM_SIZE), 0);
+	ck_assert_int_eq(send_mem_reg(VHOST_USER_ADD_MEM_REG, r, sfd), 0);
+	ck_assert(fd_closed(sfd));
+	ck_assert_uint_eq(port->mem.n, 1);
+	ck_assert_uint_eq(mstats().fds_refused, 1);
 }
 END_TEST
 
@@ -267,6 +361,8 @@ START_TEST(no_leaks)
 				      region(1ull << 30, MEM_SIZE, 1ull << 40), memfd(MEM_SIZE)),
 			 0);
 	ck_assert_uint_gt(count_fds(), before);
+	ck_assert(wait_closed(p[0]));
+	ck_assert(wait_closed(p[1]));
 	vhost_dev_reset(port);
 	ck_assert_uint_eq(count_fds(), before);
 	ck_assert_uint_eq(port->mem.n, 0);
@@ -287,6 +383,8 @@ msg_suite(void)
 	tcase_add_test(tc, mem_reg_slots_full);
 	tcase_add_test(tc, mem_table_over_limit);
 	tcase_add_test(tc, mem_reg_add_over_limit);
+	tcase_add_test(tc, mem_sparse_region_over_default_limit);
+	tcase_add_test(tc, mem_region_not_on_memfs);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("ring");
