@@ -177,7 +177,7 @@ parse_args(struct options *o, int argc, char **argv)
 		{"port", required_argument, NULL, 'p'},
 		{"check-config", no_argument, NULL, 'k'},
 		{"pmd-sleep", required_argument, NULL, 's'},
-		{"guest-mem-limit", required_argument, NULL, 'G'},
+		{"guest-mem-limit", required_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -249,7 +249,7 @@ parse_args(struct options *o, int argc, char **argv)
 			if (parse_pmd_sleep(optarg) != 0)
 				return -1;
 			break;
-		case 'G':
+		case 'M':
 			if (parse_uint("--guest-mem-limit", optarg, 1,
 				       HV_VHOST_MEM_LIMIT_MAX >> 20, &v) != 0)
 				return -1;
