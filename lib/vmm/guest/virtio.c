@@ -5,7 +5,8 @@
  * BAR (each access an exit: set-up only), and then driven through guest
  * memory alone plus notify writes, which KVM turns into eventfd signals
  * without leaving the kernel. RX completions raise MSI-X vector 0 (stub in
- * entry.S); TX completions are polled.
+ * entry.S) when the RX ring's VRING_AVAIL_F_NO_INTERRUPT is clear
+ * (vnet_rx_irq()); TX completions are polled.
  */
 #include "guest.h"
 
@@ -285,6 +286,21 @@ vnet_tx_flush(void)
 {
 	if (txq.pending)
 		kick(&txq);
+}
+
+void
+vnet_rx_irq(int on)
+{
+	/* VRING_AVAIL_F_NO_INTERRUPT: the backend reads it after publishing */
+	*(volatile uint16_t *)&rxq.avail.flags = on ? 0 : 1;
+	if (on)
+		mb(); /* the flag is visible before the caller looks at the ring again */
+}
+
+int
+vnet_rx_ready(void)
+{
+	return rxq.used_seen != *(volatile uint16_t *)&rxq.used.idx;
 }
 
 void
