@@ -71,6 +71,8 @@ uint32_t vnet_tx_inflight(void);
 extern uint64_t vnet_kicks;
 /* kick even when the backend says it polls (VRING_USED_F_NO_NOTIFY) */
 extern int vnet_kick_always;
+/* negotiate EVENT_IDX (set before vnet_init); whether it was */
+extern int vnet_want_event_idx, vnet_event_idx;
 /* ask the backend for RX interrupts (1) or not (0: polling); arming fences */
 void vnet_rx_irq(int on);
 /* frames are waiting in the RX ring */
