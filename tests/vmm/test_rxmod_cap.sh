@@ -8,7 +8,8 @@
 # the guest itself and by the switch, at no less than 0.9x the throughput of
 # rxmod=0; both settings in one run, so the comparison shares the machine's
 # state. (A loaded host only slows the stream: a throughput shortfall is
-# retried.) Needs /dev/kvm (skipped, exit 77, without it).
+# retried.) The sink uses EVENT_IDX, so the switch's reading of used_event
+# when it publishes is exercised too. Needs /dev/kvm (skipped, exit 77, without it).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 skip_without_kvm
@@ -16,11 +17,13 @@ skip_without_kvm
 N=${HV_RXMOD_CAP_FRAMES:-50000}
 PPS=50000
 
-sw_irqs() {
+# a counter of the sink's RX ring (port vm0, queue pair 0, "tx")
+sw_ctr() {
 	hvctl_sw --json port show vm0 | /usr/bin/python3 -c '
 import json, sys
-print(int(json.load(sys.stdin)["qps"][0]["tx"].get("irqs", 0)))'
+print(int(json.load(sys.stdin)["qps"][0]["tx"].get(sys.argv[1], 0)))' "$1"
 }
+sw_irqs() { sw_ctr irqs; }
 
 # run TAG RXMOD: sets irqs (the sink's), sw (the switch's), us (stream data phase), pps
 run_once() {
@@ -59,4 +62,11 @@ for attempt in 1 2 3; do
 	echo "throughput $pps1 pps with the window, $pps0 without: again (attempt $attempt)"
 done
 [ -n "$ok" ] || fail "rxmod=100 below 0.9x the throughput of rxmod=0 in 3 attempts"
+# the sink re-arms through EVENT_IDX (used_event follows the frames it took):
+# interrupts came, and frames published behind its used_event owed none
+[ "$irqs0" -gt 0 ] && [ "$irqs1" -gt 0 ] || fail "the sink took no interrupt"
+unwanted=$(sw_ctr irqs_unwanted)
+echo "frames that owed no interrupt (published behind used_event): $unwanted returns"
+[ "$unwanted" -gt 0 ] || fail "no return was published behind the sink's used_event"
+grep -q "rxirq frame, event_idx" "$run/ka1.log" || fail "the sink did not negotiate EVENT_IDX"
 echo "PASS"
