@@ -41,6 +41,8 @@ set -u -o pipefail
 build=${1:-./build}
 export HVSWITCH=$build/app/hvswitch/hvswitch HVCTL=$build/app/hvctl/hvctl
 . "$(dirname "$0")/../vmm/lib.sh"
+TESTPMD=${HV_BENCH_TESTPMD:-dpdk-testpmd}
+. "$(dirname "$0")/../vmm/lib_testpmd.sh"
 skip_without_kvm
 
 parts=${RXMOD_PARTS:-napi frame testpmd rr}
@@ -50,38 +52,11 @@ npairs=${RXMOD_PAIRS:-3}
 settings=${RXMOD_SETTINGS:-0 100 adaptive}
 size=${RXMOD_SIZE:-200}
 rr_count=${RXMOD_RR_COUNT:-3000}
-testpmd=${HV_BENCH_TESTPMD:-dpdk-testpmd}
 results=$run/results
-tp_pid= tp_fd=
 
 note() { echo "# $*" >&2; }
 
-# testpmd io forwarding between net_vhost ports at $run/vm0.sock and vm1.sock
-tp_start() {
-	rm -f "$run/vm0.sock" "$run/vm1.sock" "$run/tp.in"
-	mkfifo "$run/tp.in" || fail "mkfifo"
-	"$testpmd" -l 0,1 --main-lcore 0 --no-pci --no-huge -m 512 --file-prefix "${prefix}tp" \
-		--vdev "net_vhost0,iface=$run/vm0.sock,queues=1" \
-		--vdev "net_vhost1,iface=$run/vm1.sock,queues=1" \
-		-- -i --forward-mode=io --auto-start --nb-cores=1 --txq=1 --rxq=1 \
-		--no-lsc-interrupt --disable-link-check --total-num-mbufs=16384 \
-		<"$run/tp.in" >>"$run/testpmd.log" 2>&1 &
-	tp_pid=$!
-	exec {tp_fd}>"$run/tp.in"
-	for _ in $(seq 100); do [ -S "$run/vm0.sock" ] && [ -S "$run/vm1.sock" ] && return; sleep 0.1; done
-	fail "testpmd sockets did not appear"
-}
-
-tp_stop() {
-	echo quit >&"$tp_fd" 2>/dev/null
-	for _ in $(seq 50); do kill -0 "$tp_pid" 2>/dev/null || break; sleep 0.1; done
-	kill -TERM "$tp_pid" 2>/dev/null
-	wait "$tp_pid" 2>/dev/null
-	exec {tp_fd}>&-
-	tp_pid=
-	rm -rf "/var/run/dpdk/${prefix}tp" "$run/vm0.sock" "$run/vm1.sock"
-}
-trap 'if [ -n "$tp_pid" ]; then tp_stop; fi; cleanup' EXIT
+trap 'tp_stop; cleanup' EXIT
 
 set_rxmod() {
 	hvctl_sw port set vm0 rxmod="$1" >/dev/null || fail "rxmod=$1 refused"
