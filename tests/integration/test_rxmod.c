@@ -11,6 +11,9 @@
  * switch) it looks at the ring once more before it sleeps. An interrupt the
  * switch lost or held past its window shows as a wake-up by B's epoll
  * timeout with a frame waiting, which is what the 10 ms outliers were.
+ * polled_frames_owe_no_interrupt plays B step by step from the test thread
+ * (a NAPI guest: frames that arrive while it polls owe no interrupt).
+ * The settings (no frontend needed) are in test_rxmod_settings.c.
  */
 #include <check.h>
 #include <stdio.h>
