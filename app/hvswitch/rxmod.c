@@ -131,9 +131,10 @@ irq_hook(void *ctx, struct hv_vhost_port *vp, uint16_t vring, const struct hv_vh
 	bool was_owed = hv_rxmod_owed(q);
 
 	RTE_SET_USED(vp);
-	hv_rxmod_on_used(q, rte_rdtsc(), ev->entries, ev->ring_size, ev->generation);
 	/* a guest RX ring's interrupt goes on this PMD's list; a TX ring's is polled with its queue */
-	if (!(vring & 1) && !was_owed)
+	if (hv_rxmod_on_used(q, rte_rdtsc(), ev->entries, ev->ring_size, ev->generation,
+			     ev->wanted) &&
+	    !(vring & 1) && !was_owed)
 		pending_add(p, vring);
 }
 
@@ -279,6 +280,8 @@ sw_rxmod_json(const struct sw_port *p, uint16_t vring, cJSON *o)
 				(double)__atomic_load_n(&s->held, __ATOMIC_RELAXED));
 	cJSON_AddNumberToObject(o, "irqs_early",
 				(double)__atomic_load_n(&s->early, __ATOMIC_RELAXED));
+	cJSON_AddNumberToObject(o, "irqs_unwanted",
+				(double)__atomic_load_n(&s->unwanted, __ATOMIC_RELAXED));
 	cJSON_AddNumberToObject(o, "irqs_dropped",
 				(double)__atomic_load_n(&s->dropped, __ATOMIC_RELAXED));
 	/* ring entries per interrupt: element i counts interrupts covering 2^i..2^(i+1)-1 */

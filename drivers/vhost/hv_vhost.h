@@ -255,6 +255,13 @@ struct hv_vhost_irq_event {
 	 * generation is not delivered under the next (hv_vhost_irq_signal()).
 	 */
 	uint32_t generation;
+	/**
+	 * Whether the guest asked for an interrupt for these entries when they
+	 * were published (NO_INTERRUPT clear, or EVENT_IDX used_event among
+	 * them), read after the used index store and a full fence. When it did
+	 * not, it was polling and sees them when it re-arms: none is owed.
+	 */
+	bool wanted;
 };
 
 /**

@@ -46,6 +46,26 @@ guest_wants_irq(const struct hv_vhost_port *port, struct hv_vring *vr)
 }
 
 /*
+ * Whether the guest wants an interrupt for the @p entries just published,
+ * without moving the EVENT_IDX mark (the moderation hook decides when, and
+ * vring_signal() checks again then): the same fence and reads as above.
+ */
+static inline bool
+guest_wants_irq_for(const struct hv_vhost_port *port, struct hv_vring *vr, uint16_t entries)
+{
+	uint16_t new = vr->last_used_idx, used_event;
+
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!port->event_idx)
+		return !(__atomic_load_n(&vr->avail->flags, __ATOMIC_RELAXED) &
+			 VRING_AVAIL_F_NO_INTERRUPT);
+	if (!vr->signalled_used_valid)
+		return true;
+	used_event = __atomic_load_n(&vr->avail->ring[vr->size], __ATOMIC_RELAXED);
+	return (uint16_t)(new - used_event - 1) < entries;
+}
+
+/*
  * Write the callfd. It blocks only if its count is full, which only the
  * frontend can make it (and then put it back in blocking mode): the control
  * side interrupts such a write (vhost_call_rescue()), and it fails with
@@ -97,6 +117,7 @@ vring_used_done(struct hv_vhost_port *port, struct hv_vring *vr, uint16_t entrie
 			.entries = entries,
 			.ring_size = vr->size,
 			.generation = __atomic_load_n(&vr->generation, __ATOMIC_RELAXED),
+			.wanted = guest_wants_irq_for(port, vr, entries),
 		};
 
 		port->irq_hook(port->irq_ctx, port, (uint16_t)(vr - port->vr), &ev);

@@ -91,7 +91,7 @@ pick_window(struct hv_rxmod_queue *q, uint64_t now, uint32_t entries)
 
 bool
 hv_rxmod_on_used(struct hv_rxmod_queue *q, uint64_t now, uint32_t entries, uint32_t ring_size,
-		 uint32_t generation)
+		 uint32_t generation, bool wanted)
 {
 	uint64_t opens; /* when the open window (if any) closes */
 
@@ -103,6 +103,15 @@ hv_rxmod_on_used(struct hv_rxmod_queue *q, uint64_t now, uint32_t entries, uint3
 	}
 	q->stats.frames += entries;
 	q->window = pick_window(q, now, entries);
+	if (!wanted && !q->owed) {
+		/*
+		 * The guest was polling with interrupts off: it sees these when it
+		 * re-arms (it must look at the ring after re-arming). Owing one
+		 * here would interrupt it later for frames it already took.
+		 */
+		q->stats.unwanted++;
+		return false;
+	}
 	q->owed_frames += entries;
 	opens = q->irq_valid ? q->last_irq + q->window : now;
 	if (!before(now, opens))

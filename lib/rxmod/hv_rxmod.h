@@ -17,8 +17,10 @@
  *    buffers returned with no window open are due at once;
  *  - an owed interrupt is due at once when the entries returned since the last
  *    one reach half the ring (the guest must not starve);
- *  - whether the guest wants it is decided when it is delivered, never earlier
- *    (a guest may re-arm from another vCPU while it is owed);
+ *  - buffers make an interrupt owed only if the guest asked for one when
+ *    they were published (it was not polling); an owed one is asked again
+ *    when delivered (the guest may have polled them meanwhile, or re-armed
+ *    from another vCPU);
  *  - an owed interrupt of a ring that was stopped or reset meanwhile (another
  *    ring generation) is dropped, not delivered;
  *  - adaptive mode picks the window from the frame rate: 0 at low rates,
@@ -71,6 +73,7 @@ struct hv_rxmod_stats {
 	uint64_t held;       /**< interrupts that waited for a window to close */
 	uint64_t early;      /**< released before the window closed: ring half full */
 	uint64_t dropped;    /**< owed interrupts of a stopped or reset ring */
+	uint64_t unwanted;   /**< returns the guest asked no interrupt for: none owed */
 	uint64_t frames;     /**< ring entries returned */
 	/** sent interrupts by frames covered: bucket i holds 2^i .. 2^(i+1)-1 */
 	uint64_t fpi[HV_RXMOD_FPI_BUCKETS];
@@ -117,11 +120,15 @@ uint32_t hv_rxmod_configured(const struct hv_rxmod_queue *q);
  * @param entries used entries just published
  * @param ring_size entries of the ring (for the half-full release)
  * @param generation the ring's generation now (changes when it is stopped or reset)
+ * @param wanted whether the guest asked for an interrupt when these entries
+ *        were published (flags or EVENT_IDX read after the used index store
+ *        and a full fence). When it did not, it was polling and sees them
+ *        itself: they owe nothing, though an interrupt already owed covers them.
  * @return true when an interrupt is owed (due now or later): the caller must
  *         keep polling hv_rxmod_due() until hv_rxmod_done().
  */
 bool hv_rxmod_on_used(struct hv_rxmod_queue *q, uint64_t now, uint32_t entries,
-		      uint32_t ring_size, uint32_t generation);
+		      uint32_t ring_size, uint32_t generation, bool wanted);
 
 /** Whether an interrupt is owed and its time has come. */
 static inline bool

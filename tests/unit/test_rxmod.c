@@ -2,7 +2,8 @@
 /*
  * Unit tests of the interrupt moderation policy (lib/rxmod) on a fake clock:
  * the window, the half-ring release, teardown, a guest that re-arms from
- * another vCPU while an interrupt is owed, adaptive mode, live changes.
+ * another vCPU while an interrupt is owed, frames the guest polled (they owe
+ * nothing), adaptive mode, live changes.
  *
  * The fake clock runs at CPU cycles per µs; a "loop" advances it one µs per
  * iteration and delivers what is due, the way the PMD does, through a fake
@@ -53,10 +54,14 @@ run_until(uint64_t t_us)
 	}
 }
 
+/* Entries returned; the guest's flag is read then too (after the fence, in the driver). */
 static void
 publish(uint32_t entries)
 {
-	ck_assert(hv_rxmod_on_used(&q, now, entries, RING, generation));
+	bool owed = hv_rxmod_on_used(&q, now, entries, RING, generation, guest_armed);
+
+	ck_assert(owed == hv_rxmod_owed(&q));
+	ck_assert(owed || !guest_armed);
 }
 
 static void
@@ -240,10 +245,10 @@ START_TEST(rxmod_rearm_from_other_vcpu)
 	publish(1);
 	loop_once(); /* interrupt: the window opens at t0 */
 	t0 = now;
-	guest_armed = false; /* vCPU 0: NAPI polls */
 	run_until(t0 / CPU + 30);
-	publish(1); /* arrives while the guest polls */
+	publish(1); /* owed, held for the window */
 	ck_assert(!hv_rxmod_due(&q, now));
+	guest_armed = false; /* vCPU 0: NAPI polls */
 	run_until(t0 / CPU + 50);
 	guest_armed = true; /* vCPU 1 re-arms, behind the loop's back */
 	run_until(t0 / CPU + 99);
@@ -253,13 +258,13 @@ START_TEST(rxmod_rearm_from_other_vcpu)
 	ck_assert_uint_eq(irq_at[1], t0 + US(100));
 
 	/*
-	 * The other order: the guest still polls when the window closes (the
-	 * interrupt is declined), then re-arms. A declined interrupt opens no
-	 * window, so a frame after the re-arm is not held at all.
+	 * The other order: owed while the guest is armed, but it polls when the
+	 * window closes (the interrupt is declined), then re-arms. A declined
+	 * interrupt opens no window, so a frame after the re-arm is not held.
 	 */
-	guest_armed = false;
 	run_until(t0 / CPU + 150);
 	publish(1);
+	guest_armed = false;
 	run_until(t0 / CPU + 199);
 	ck_assert_uint_eq(irqs, 2);
 	ck_assert_uint_eq(q.stats.suppressed, 0);
@@ -272,6 +277,47 @@ START_TEST(rxmod_rearm_from_other_vcpu)
 	loop_once();
 	ck_assert_uint_eq(irqs, 3);
 	ck_assert_uint_eq(irq_at[2], t0 + US(260));
+}
+END_TEST
+
+/*
+ * A NAPI guest: an interrupt, then it polls with interrupts off and takes
+ * the frames that keep coming, and re-arms (and looks at the ring once
+ * more) when it has emptied it, all within the window. The frames it polled
+ * owe nothing: holding an interrupt for them and sending it when the window
+ * closes, to a guest that re-armed meanwhile, interrupts it for frames it
+ * already took, which the unmoderated path never does. Then the same with
+ * the window off: moderation costs no interrupt more.
+ */
+START_TEST(rxmod_polled_frames_owe_nothing)
+{
+	for (unsigned int w = 0; w < 2; w++) {
+		unsigned int irq0;
+		uint64_t t0;
+
+		setup_window(w == 0 ? 100 : 0);
+		for (unsigned int burst = 0; burst < 10; burst++) {
+			irq0 = irqs;
+			run_until(now / CPU + 300); /* quiet: no window open */
+			publish(1);
+			loop_once(); /* at once */
+			ck_assert_uint_eq(irqs, irq0 + 1);
+			t0 = now;
+			guest_armed = false; /* its handler: poll, interrupts off */
+			for (unsigned int i = 1; i <= 8; i++) {
+				run_until(t0 / CPU + 5 * i);
+				publish(1);
+			}
+			run_until(t0 / CPU + 60);
+			guest_armed = true; /* ring empty: re-armed, looked again, halts */
+			run_until(t0 / CPU + 250);
+			ck_assert_msg(irqs == irq0 + 1, "window %u: %u interrupts for one burst",
+				      w == 0 ? 100 : 0, irqs - irq0);
+		}
+		ck_assert_uint_eq(q.stats.unwanted, 80);
+		ck_assert_uint_eq(q.stats.held, 0);
+		ck_assert_uint_eq(irqs, 10);
+	}
 }
 END_TEST
 
@@ -418,6 +464,7 @@ rxmod_suite(void)
 	tcase_add_test(tc, rxmod_teardown_drops_owed);
 	tcase_add_test(tc, rxmod_generation_change_drops_owed);
 	tcase_add_test(tc, rxmod_rearm_from_other_vcpu);
+	tcase_add_test(tc, rxmod_polled_frames_owe_nothing);
 	tcase_add_test(tc, rxmod_live_reconfigure);
 	tcase_add_test(tc, rxmod_adaptive_follows_rate);
 	tcase_add_test(tc, rxmod_adaptive_curve);

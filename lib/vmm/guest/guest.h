@@ -36,6 +36,8 @@ void guest_mark(uint64_t n);
 uint64_t now_ns(void);
 /* sleep until an interrupt (RX or the 10 ms timer) */
 void wait_irq(void);
+/* the same, unless an interrupt came since irq_rx + irq_timer was @p seen */
+void wait_irq_since(uint64_t seen);
 /* the value of key=... in the command line, NULL when absent */
 const char *arg_str(const char *key, char *buf, size_t len);
 uint64_t arg_num(const char *key, uint64_t dflt);
@@ -69,6 +71,12 @@ uint32_t vnet_tx_inflight(void);
 extern uint64_t vnet_kicks;
 /* kick even when the backend says it polls (VRING_USED_F_NO_NOTIFY) */
 extern int vnet_kick_always;
+/* negotiate EVENT_IDX (set before vnet_init); whether it was */
+extern int vnet_want_event_idx, vnet_event_idx;
+/* ask the backend for RX interrupts (1) or not (0: polling); arming fences */
+void vnet_rx_irq(int on);
+/* frames are waiting in the RX ring */
+int vnet_rx_ready(void);
 /* mask or unmask the RX queue's MSI-X vector; its PBA bit */
 void vnet_rx_vector_mask(int masked);
 int vnet_rx_vector_pending(void);

@@ -160,11 +160,15 @@ now_ns(void)
 	return tsc / khz * 1000000 + tsc % khz * 1000000 / khz;
 }
 
-__attribute__((noinline)) void
+void
 wait_irq(void)
 {
-	uint64_t seen = irq_rx + irq_timer;
+	wait_irq_since(irq_rx + irq_timer);
+}
 
+__attribute__((noinline)) void
+wait_irq_since(uint64_t seen)
+{
 	/* faults into gp_entry (entry.S), which sleeps and steps over it */
 	__asm__ volatile(".globl wait_hlt\nwait_hlt: hlt" ::"D"(seen) : "memory");
 }

@@ -5,7 +5,8 @@
  * BAR (each access an exit: set-up only), and then driven through guest
  * memory alone plus notify writes, which KVM turns into eventfd signals
  * without leaving the kernel. RX completions raise MSI-X vector 0 (stub in
- * entry.S); TX completions are polled.
+ * entry.S) when the RX ring's VRING_AVAIL_F_NO_INTERRUPT is clear
+ * (vnet_rx_irq()); TX completions are polled.
  */
 #include "guest.h"
 
@@ -15,6 +16,7 @@
 
 #define VIRTIO_F_VERSION_1 (1ull << 32)
 #define VIRTIO_NET_F_MAC (1ull << 5)
+#define VIRTIO_RING_F_EVENT_IDX (1ull << 29)
 
 struct vring_desc {
 	uint64_t addr;
@@ -52,11 +54,14 @@ struct vq {
 	uint16_t used_seen; /* used entries we consumed */
 	uint16_t index;
 	uint16_t pending;   /* posted but not kicked */
+	uint16_t kicked;    /* avail index at the last notify decision (EVENT_IDX) */
 };
 
 static struct vq rxq, txq;
 uint64_t vnet_kicks;
 int vnet_kick_always;
+int vnet_want_event_idx, vnet_event_idx;
+static int rx_irq_on = 1;
 
 static volatile uint8_t *common;
 static volatile uint32_t *msix_entry0, *msix_pba;
@@ -80,8 +85,17 @@ ecam_write16(uint32_t off, uint16_t v)
 static void
 kick(struct vq *q)
 {
-	mb(); /* avail->idx is visible before we read the backend's flag */
-	if (vnet_kick_always || !(q->used.flags & 1)) {
+	uint16_t old = q->kicked, new = q->avail_idx;
+	int want;
+
+	mb(); /* avail->idx is visible before we read the backend's wish */
+	q->kicked = new;
+	if (vnet_event_idx) /* a notify when avail_event is among the new entries */
+		want = (uint16_t)(new - *(volatile uint16_t *)&q->used.avail_event - 1) <
+		       (uint16_t)(new - old);
+	else
+		want = !(*(volatile uint16_t *)&q->used.flags & 1);
+	if (vnet_kick_always || want) {
 		*q->notify = q->index;
 		vnet_kicks++;
 	}
@@ -174,7 +188,9 @@ vnet_init(void)
 		print("virtio: device is not modern (features %lx)", feat);
 		return -1;
 	}
-	feat &= VIRTIO_F_VERSION_1 | VIRTIO_NET_F_MAC;
+	feat &= VIRTIO_F_VERSION_1 | VIRTIO_NET_F_MAC |
+		(vnet_want_event_idx ? VIRTIO_RING_F_EVENT_IDX : 0);
+	vnet_event_idx = (feat & VIRTIO_RING_F_EVENT_IDX) != 0;
 	CC32(0x08) = 0;
 	CC32(0x0c) = (uint32_t)feat;
 	CC32(0x08) = 1;
@@ -219,6 +235,9 @@ vnet_rx(uint32_t *len)
 	barrier();
 	e = rxq.used.ring[rxq.used_seen % QSZ];
 	rxq.used_seen++;
+	/* EVENT_IDX and armed: re-arm for the next frame (the caller keeps looking) */
+	if (vnet_event_idx && rx_irq_on)
+		*(volatile uint16_t *)&rxq.avail.used_event = rxq.used_seen;
 	/* this frame's buffer goes back on the next publish: the caller is done
 	 * with a frame when it asks for the next one */
 	/* publish what earlier calls handed back (their frames are done with) in
@@ -285,6 +304,31 @@ vnet_tx_flush(void)
 {
 	if (txq.pending)
 		kick(&txq);
+}
+
+void
+vnet_rx_irq(int on)
+{
+	rx_irq_on = on;
+	/*
+	 * EVENT_IDX: an interrupt when the entry after the last one seen is
+	 * used; off: one already passed (never, until the index wraps).
+	 * Otherwise VRING_AVAIL_F_NO_INTERRUPT. The backend reads either after
+	 * publishing.
+	 */
+	if (vnet_event_idx)
+		*(volatile uint16_t *)&rxq.avail.used_event =
+			(uint16_t)(on ? rxq.used_seen : rxq.used_seen - 1);
+	else
+		*(volatile uint16_t *)&rxq.avail.flags = on ? 0 : 1;
+	if (on)
+		mb(); /* visible before the caller looks at the ring again */
+}
+
+int
+vnet_rx_ready(void)
+{
+	return rxq.used_seen != *(volatile uint16_t *)&rxq.used.idx;
 }
 
 void
