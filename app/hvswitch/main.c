@@ -335,7 +335,7 @@ start(struct options *o, struct sw_port_conf *ports, unsigned int n_ports)
 		fprintf(stderr, "hvswitch: MAC table: %s\n", rte_strerror(rte_errno));
 		return -1;
 	}
-	if (hv_vhost_init() != 0) {
+	if (hv_vhost_init(HV_VHOST_INIT_SIGNALS) != 0) {
 		fprintf(stderr, "hvswitch: vhost control thread did not start\n");
 		return -1;
 	}
