@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <linux/virtio_net.h>
+
 #include <rte_byteorder.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
@@ -52,26 +54,20 @@ hv_offload_drop_name(enum hv_offload_drop reason)
 	return (unsigned int)reason < HV_OFFLOAD_DROP__MAX ? drop_names[reason] : "unknown";
 }
 
-/* virtio feature bits (virtio 1.2, 5.1.3) */
-#define VIRTIO_GUEST_CSUM (UINT64_C(1) << 1)
-#define VIRTIO_GUEST_TSO4 (UINT64_C(1) << 7)
-#define VIRTIO_GUEST_TSO6 (UINT64_C(1) << 8)
-#define VIRTIO_GUEST_ECN (UINT64_C(1) << 9)
-
 uint32_t
 hv_offload_caps_from_virtio(uint64_t features)
 {
 	uint32_t caps = 0;
 
 	/* the spec makes GUEST_TSO* depend on GUEST_CSUM: without it, none */
-	if (!(features & VIRTIO_GUEST_CSUM))
+	if (!(features & RTE_BIT64(VIRTIO_NET_F_GUEST_CSUM)))
 		return 0;
 	caps |= HV_OFFLOAD_CAP_CSUM;
-	if (features & VIRTIO_GUEST_TSO4)
+	if (features & RTE_BIT64(VIRTIO_NET_F_GUEST_TSO4))
 		caps |= HV_OFFLOAD_CAP_TSO4;
-	if (features & VIRTIO_GUEST_TSO6)
+	if (features & RTE_BIT64(VIRTIO_NET_F_GUEST_TSO6))
 		caps |= HV_OFFLOAD_CAP_TSO6;
-	if (features & VIRTIO_GUEST_ECN)
+	if (features & RTE_BIT64(VIRTIO_NET_F_GUEST_ECN))
 		caps |= HV_OFFLOAD_CAP_ECN;
 	return caps;
 }
