@@ -10,15 +10,24 @@
 #include <string.h>
 
 #include "hv_ctl.h"
+#include "hv_ctl_api.h"
 #include "hv_ctl_priv.h"
 
 /* The client whose request runs now (handlers read it through hv_ctl_current_peer()). */
 static __thread const struct hv_ctl_peer *current_peer;
+/* Its arguments as validated against the API table (hv_ctl_server_use_api()). */
+static __thread const struct hv_ctl_vals *current_vals;
 
 const struct hv_ctl_peer *
 hv_ctl_current_peer(void)
 {
 	return current_peer;
+}
+
+const struct hv_ctl_vals *
+hv_ctl_current_vals(void)
+{
+	return current_vals;
 }
 
 /* Replace control characters so that an error stays one line. */
@@ -181,6 +190,7 @@ hv_ctl_dispatch(struct hv_ctl_server *s, struct client *c, const char *line, siz
 	char err[HV_CTL_ERR_MAX];
 	void *ctx = s->ctx;
 	hv_ctl_handler_t handler = NULL;
+	struct hv_ctl_vals vals;
 	int rc;
 
 	if (blank(line, line + len))
@@ -225,6 +235,12 @@ hv_ctl_dispatch(struct hv_ctl_server *s, struct client *c, const char *line, siz
 		} else if (args != NULL && !cJSON_IsObject(args)) {
 			snprintf(err, sizeof(err), "%s: 'args' must be an object",
 				 name->valuestring);
+		} else if (s->api && hv_ctl_api_find(name->valuestring) != NULL) {
+			/* types, ranges, unknown keys: refused before the handler runs */
+			hv_ctl_api_parse(hv_ctl_api_find(name->valuestring), NULL, args, &vals,
+					 err, sizeof(err));
+		} else {
+			memset(&vals, 0, sizeof(vals));
 		}
 	}
 	if (err[0] != '\0') {
@@ -233,8 +249,10 @@ hv_ctl_dispatch(struct hv_ctl_server *s, struct client *c, const char *line, siz
 	}
 
 	current_peer = &c->peer;
+	current_vals = &vals;
 	rc = handler(ctx, args, &result, err, sizeof(err));
 	current_peer = NULL;
+	current_vals = NULL;
 	if (rc != 0) {
 		cJSON_Delete(result);
 		if (err[0] == '\0')
@@ -245,4 +263,10 @@ hv_ctl_dispatch(struct hv_ctl_server *s, struct client *c, const char *line, siz
 	}
 	cJSON_Delete(req);
 	return rc;
+}
+
+void
+hv_ctl_server_use_api(struct hv_ctl_server *s)
+{
+	s->api = true;
 }
