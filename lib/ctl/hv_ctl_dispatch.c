@@ -123,6 +123,29 @@ hv_ctl_reply_err(struct client *c, char *msg)
 	return rc;
 }
 
+/* "args": [{"key", "accepts", "required"}] of a command of the API table. */
+static int
+help_args(const struct hv_ctl_cmd_def *def, cJSON *o)
+{
+	cJSON *args = cJSON_AddArrayToObject(o, "args");
+	char exp[128];
+
+	if (args == NULL)
+		return -1;
+	for (unsigned int i = 0; i < def->n_params; i++) {
+		cJSON *a = cJSON_CreateObject();
+
+		if (a == NULL || !cJSON_AddItemToArray(args, a) ||
+		    cJSON_AddStringToObject(a, "key", hv_ctl_api_key(def->params[i].key)->key) ==
+			    NULL ||
+		    cJSON_AddStringToObject(a, "accepts", hv_ctl_api_expect(def->params[i].key, exp,
+									   sizeof(exp))) == NULL ||
+		    cJSON_AddBoolToObject(a, "required", def->params[i].required) == NULL)
+			return -1;
+	}
+	return 0;
+}
+
 static int
 builtin_help(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen)
 {
@@ -134,10 +157,14 @@ builtin_help(void *ctx, const cJSON *args, cJSON **result, char *err, size_t err
 	if (list == NULL)
 		goto nomem;
 	for (cmd = s->cmds; cmd != NULL && cmd->name != NULL; cmd++) {
+		const struct hv_ctl_cmd_def *def = s->api ? hv_ctl_api_find(cmd->name) : NULL;
+
 		o = cJSON_CreateObject();
 		if (o == NULL || !cJSON_AddItemToArray(list, o) ||
 		    cJSON_AddStringToObject(o, "name", cmd->name) == NULL ||
 		    cJSON_AddStringToObject(o, "help", cmd->help ? cmd->help : "") == NULL)
+			goto nomem;
+		if (def != NULL && help_args(def, o) != 0)
 			goto nomem;
 	}
 	o = cJSON_CreateObject();
