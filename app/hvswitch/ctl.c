@@ -150,8 +150,8 @@ cmd_port_set(void *ctx, const cJSON *args, cJSON **result, char *err, size_t err
 		return -1;
 	}
 	if (pmd->set && pmd->u != HV_CTL_AUTO && pmd->u >= sw.n_pmds) {
-		snprintf(err, errlen, "%s: '%s' must be 0..%u (this switch runs %u PMDs)", cmd,
-			 HV_CTL_KEY(PMD), sw.n_pmds - 1, sw.n_pmds);
+		snprintf(err, errlen, "%s: '%s' must be 0..%u: this switch runs %u PMD%s", cmd,
+			 HV_CTL_KEY(PMD), sw.n_pmds - 1, sw.n_pmds, sw.n_pmds == 1 ? "" : "s");
 		return -1;
 	}
 	if (VAL(RXMOD)->set && p->conf.type != SW_PORT_VHOST) {
