@@ -5,7 +5,7 @@
 #include "hv_ctl_api.h"
 #include "hvctl.h"
 
-static const struct hvctl_api_verb config_api[] = {
+const struct hvctl_api_verb hvctl_config_api[] = {
 	{"config save", HV_CTL_C_CONFIG_SAVE, false},
 	{NULL, 0, false},
 };
@@ -17,7 +17,7 @@ config_save(struct hvctl *h, int argc, char **argv)
 	cJSON *args, *res;
 	int rc;
 
-	rc = hvctl_api_args("config", &config_api[0], argc, argv, &args);
+	rc = hvctl_api_args("config", &hvctl_config_api[0], argc, argv, &args);
 	if (rc >= 0)
 		return rc;
 	if (hvctl_call(h, HV_CTL_CMD(CONFIG_SAVE), args, &res) < 0)
@@ -40,7 +40,7 @@ hvctl_cmd_config(struct hvctl *h, int argc, char **argv)
 		{NULL, NULL, NULL},
 	};
 
-	char *usage = hvctl_api_group_usage(config_api, NULL);
+	char *usage = hvctl_api_group_usage(hvctl_config_api, NULL);
 	int rc;
 
 	if (usage == NULL) {

@@ -5,7 +5,7 @@
 #include "hv_ctl_api.h"
 #include "hvctl.h"
 
-static const struct hvctl_api_verb fdb_api[] = {
+const struct hvctl_api_verb hvctl_fdb_api[] = {
 	{"fdb show", HV_CTL_C_FDB_SHOW, false},
 	{"fdb flush", HV_CTL_C_FDB_FLUSH, false},
 	{NULL, 0, false},
@@ -23,7 +23,7 @@ fdb_show(struct hvctl *h, int argc, char **argv)
 	cJSON *args, *res;
 	int rc;
 
-	rc = hvctl_api_args("fdb", &fdb_api[0], argc, argv, &args);
+	rc = hvctl_api_args("fdb", &hvctl_fdb_api[0], argc, argv, &args);
 	if (rc >= 0)
 		return rc;
 	if (hvctl_call(h, HV_CTL_CMD(FDB_SHOW), args, &res) < 0)
@@ -60,7 +60,7 @@ fdb_flush(struct hvctl *h, int argc, char **argv)
 	char buf[64];
 	int rc;
 
-	rc = hvctl_api_args("fdb", &fdb_api[1], argc, argv, &args);
+	rc = hvctl_api_args("fdb", &hvctl_fdb_api[1], argc, argv, &args);
 	if (rc >= 0)
 		return rc;
 	if (hvctl_call(h, HV_CTL_CMD(FDB_FLUSH), args, &res) < 0)
@@ -84,7 +84,7 @@ hvctl_cmd_fdb(struct hvctl *h, int argc, char **argv)
 		{NULL, NULL, NULL},
 	};
 
-	char *usage = hvctl_api_group_usage(fdb_api, NULL);
+	char *usage = hvctl_api_group_usage(hvctl_fdb_api, NULL);
 	int rc;
 
 	if (usage == NULL) {

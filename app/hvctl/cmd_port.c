@@ -8,7 +8,7 @@
 
 #define MAX_QUEUE_COLS 32
 
-static const struct hvctl_api_verb port_api[] = {
+const struct hvctl_api_verb hvctl_port_api[] = {
 	{"port add", HV_CTL_C_PORT_ADD, false},
 	{"port del", HV_CTL_C_PORT_DEL, false},
 	{"port list", HV_CTL_C_PORT_LIST, false},
@@ -114,25 +114,25 @@ port_request(struct hvctl *h, const struct hvctl_api_verb *v, int argc, char **a
 static int
 port_add(struct hvctl *h, int argc, char **argv)
 {
-	return port_request(h, &port_api[0], argc, argv);
+	return port_request(h, &hvctl_port_api[0], argc, argv);
 }
 
 static int
 port_del(struct hvctl *h, int argc, char **argv)
 {
-	return port_request(h, &port_api[1], argc, argv);
+	return port_request(h, &hvctl_port_api[1], argc, argv);
 }
 
 static int
 port_show(struct hvctl *h, int argc, char **argv)
 {
-	return port_request(h, &port_api[3], argc, argv);
+	return port_request(h, &hvctl_port_api[3], argc, argv);
 }
 
 static int
 port_set(struct hvctl *h, int argc, char **argv)
 {
-	return port_request(h, &port_api[4], argc, argv);
+	return port_request(h, &hvctl_port_api[4], argc, argv);
 }
 
 static int
@@ -150,7 +150,7 @@ port_list(struct hvctl *h, int argc, char **argv)
 	const cJSON *p;
 	int rc;
 
-	rc = hvctl_api_args("port", &port_api[2], argc, argv, &args);
+	rc = hvctl_api_args("port", &hvctl_port_api[2], argc, argv, &args);
 	if (rc >= 0)
 		return rc;
 	if (hvctl_call(h, HV_CTL_CMD(PORT_LIST), args, &res) < 0)
@@ -197,7 +197,7 @@ hvctl_cmd_port(struct hvctl *h, int argc, char **argv)
 		{"set", port_set, "change a port's settings"},
 		{NULL, NULL, NULL},
 	};
-	char *usage = hvctl_api_group_usage(port_api, NULL);
+	char *usage = hvctl_api_group_usage(hvctl_port_api, NULL);
 	int rc;
 
 	if (usage == NULL) {

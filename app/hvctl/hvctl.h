@@ -58,6 +58,21 @@ void hvctl_api_help(FILE *out, const struct hvctl_api_verb *v);
  */
 char *hvctl_api_group_usage(const struct hvctl_api_verb *verbs, const char *extra);
 
+/** The table-driven verbs of each group (NULL-words terminated). */
+extern const struct hvctl_api_verb hvctl_port_api[];
+extern const struct hvctl_api_verb hvctl_fdb_api[];
+extern const struct hvctl_api_verb hvctl_config_api[];
+
+/**
+ * Shell completion (bash: `complete -C hvctl hvctl`): print the candidates
+ * for the word under the cursor of line (up to point), one per line: verbs,
+ * sub-verbs, a command's options or KEY= words and the words a key takes,
+ * all from the API table.
+ *
+ * @param verbs the top-level verbs, NULL-name terminated
+ */
+void hvctl_complete(const struct hvctl_verb *verbs, const char *line, size_t point);
+
 /** Verb groups (cmd_*.c). */
 int hvctl_cmd_version(struct hvctl *h, int argc, char **argv);
 int hvctl_cmd_port(struct hvctl *h, int argc, char **argv);

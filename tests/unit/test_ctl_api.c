@@ -298,6 +298,50 @@ START_TEST(help_from_table)
 }
 END_TEST
 
+/* What hvctl offers bash (complete -C hvctl hvctl) for a line, as one string. */
+static bool
+complete(struct run *r, const char *line)
+{
+	char point[24];
+	bool ran;
+
+	snprintf(point, sizeof(point), "%zu", strlen(line));
+	setenv("COMP_LINE", line, 1);
+	setenv("COMP_POINT", point, 1);
+	ran = HVCTL(r, "ignored");
+	unsetenv("COMP_LINE");
+	unsetenv("COMP_POINT");
+	if (ran)
+		ck_assert_int_eq(r->status, 0);
+	return ran;
+}
+
+START_TEST(completion_from_table)
+{
+	const struct hv_ctl_cmd_def *d = hv_ctl_api_cmd(HV_CTL_C_PORT_SET);
+	char want[512] = "";
+	struct run r;
+
+	if (!complete(&r, "hvctl port add vm0 --type "))
+		return;
+	ck_assert_str_eq(r.out, "vhost-user\nethdev\n");
+	complete(&r, "hvctl port ");
+	ck_assert_str_eq(r.out, "add\ndel\nlist\nshow\nset\n");
+	complete(&r, "hvctl --json port set vm0 pmd=a");
+	ck_assert_str_eq(r.out, "pmd=auto\n");
+	complete(&r, "hvctl port set vm0 ");
+	for (unsigned int i = 0; i < d->n_params; i++)
+		if (!d->params[i].positional)
+			snprintf(want + strlen(want), sizeof(want) - strlen(want), "%s=\n",
+				 hv_ctl_api_key(d->params[i].key)->key);
+	strcat(want, "--help\n");
+	ck_assert_str_eq(r.out, want);
+	complete(&r, "hvctl port add vm0 --q");
+	ck_assert_str_eq(r.out, "--queues\n");
+	ck_assert_int_eq(calls, 0);
+}
+END_TEST
+
 /* doc/hvctl.rst's reference is exactly what the table prints. */
 START_TEST(doc_matches_table)
 {
@@ -351,6 +395,7 @@ main(void)
 	tcase_add_test(t, valid_request_passes);
 	tcase_add_test(t, builtin_help_args);
 	tcase_add_test(t, help_from_table);
+	tcase_add_test(t, completion_from_table);
 	tcase_add_test(t, doc_matches_table);
 	suite_add_tcase(s, t);
 	sr = srunner_create(s);
