@@ -58,13 +58,13 @@ offer_values(enum hv_ctl_key k, const char *lead, const char *cur)
 	char buf[128];
 
 	if (d->type == HV_CTL_T_BOOL) {
-		snprintf(buf, sizeof(buf), "%strue", lead);
+		snprintf(buf, sizeof(buf), "%.64strue", lead);
 		offer(buf, cur);
-		snprintf(buf, sizeof(buf), "%sfalse", lead);
+		snprintf(buf, sizeof(buf), "%.64sfalse", lead);
 		offer(buf, cur);
 	}
 	for (const struct hv_ctl_word *w = d->words; w != NULL && w->word != NULL; w++) {
-		snprintf(buf, sizeof(buf), "%s%s", lead, w->word);
+		snprintf(buf, sizeof(buf), "%.64s%.32s", lead, w->word);
 		offer(buf, cur);
 	}
 }
