@@ -204,7 +204,8 @@ fdb_entry_json(const struct hv_fdb_entry *e, void *arg)
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "mac", mac);
 	cJSON_AddNumberToObject(o, HV_CTL_KEY(VLAN), e->key.vlan);
-	cJSON_AddStringToObject(o, HV_CTL_KEY(PORT), sw.ports[e->port] ? sw.ports[e->port]->conf.name : "?");
+	cJSON_AddStringToObject(o, HV_CTL_KEY(PORT),
+				sw.ports[e->port] ? sw.ports[e->port]->conf.name : "?");
 	cJSON_AddNumberToObject(o, "age_s",
 				(double)(w->now_ms > e->last_seen_ms ? w->now_ms - e->last_seen_ms : 0) /
 					1000.0);
