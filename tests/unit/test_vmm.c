@@ -19,6 +19,9 @@
 #include "pci.h"
 #include "virtio_pci.h"
 
+#include <linux/virtio_config.h>
+#include <linux/virtio_pci.h>
+
 /* ---- e820 ---- */
 
 START_TEST(e820_vm_map)
@@ -508,9 +511,34 @@ fake_bar_moved(void *ctx, uint64_t base)
 	kvm_fake.region_base = base;
 }
 
+static struct {
+	unsigned int n;
+	uint64_t addr;
+	uint32_t data;
+	int kicked_fd;
+} msi_fake;
+
+static void
+fake_signal_msi(void *ctx, uint64_t addr, uint32_t data)
+{
+	(void)ctx;
+	msi_fake.n++;
+	msi_fake.addr = addr;
+	msi_fake.data = data;
+}
+
+static void
+fake_kick(void *ctx, int fd)
+{
+	(void)ctx;
+	msi_fake.kicked_fd = fd;
+}
+
 static const struct vmm_virtio_host_ops fake_host = {
 	.ioeventfd = fake_ioeventfd,
 	.bar_moved = fake_bar_moved,
+	.signal_msi = fake_signal_msi,
+	.kick = fake_kick,
 };
 
 static bool
@@ -540,9 +568,23 @@ dev_driver_ok(void *opaque)
 	return true;
 }
 
+/* a device whose reset takes time while dev_busy (a backend still running
+ * the rings) */
+static bool dev_busy;
+static unsigned int dev_resets;
+
+static bool
+dev_reset(void *opaque)
+{
+	(void)opaque;
+	dev_resets++;
+	return !dev_busy;
+}
+
 static const struct vmm_virtio_ops fake_dev = {
 	.config_read = dev_config_read,
 	.driver_ok = dev_driver_ok,
+	.reset = dev_reset,
 };
 
 #define BAR0 0xc0000000u
@@ -552,6 +594,10 @@ static void
 virtio_fake_setup(struct vmm_virtio_pci *v)
 {
 	memset(&kvm_fake, 0, sizeof(kvm_fake));
+	memset(&msi_fake, 0, sizeof(msi_fake));
+	msi_fake.kicked_fd = -1;
+	dev_busy = false;
+	dev_resets = 0;
 	ck_assert_int_eq(vmm_virtio_pci_setup(v, 1, 2, 256, BAR0, &fake_dev, NULL, &fake_host,
 					      NULL), 0);
 	ck_assert_int_eq(vmm_virtio_pci_set_kickfd(v, 0, KICK0), 0);
@@ -613,7 +659,9 @@ START_TEST(virtio_caps_read_only)
 	for (len = 1; len <= 4; len *= 2)
 		for (off = 0; off < PCI_CFG_SIZE; off += len)
 			for (o = 0; o < 3; o++)
-				if (off < 0x10 || off >= 0x14) /* not BAR0 */
+				if ((off < 0x10 || off >= 0x14) && /* not BAR0 */
+				    (off < (uint32_t)v.pcicfg_cap ||
+				     off >= (uint32_t)v.pcicfg_cap + 20)) /* nor the window */
 					vmm_pci_cfg_write(&v.pci, off, vals[o], len);
 	/* what stays: every byte but command, cache line, latency, interrupt
 	 * line and MSI-X enable / function mask */
@@ -631,12 +679,12 @@ START_TEST(virtio_caps_read_only)
 		ck_assert_msg((v.pci.cfg[o] & keep) == (before[o] & keep),
 			      "byte 0x%x: 0x%x, was 0x%x", o, v.pci.cfg[o], before[o]);
 	}
-	/* the chain: MSI-X first, then the four virtio capabilities, ids and
+	/* the chain: MSI-X first, then the five virtio capabilities, ids and
 	 * links as built */
 	for (cap = vmm_pci_cfg_read(&v.pci, 0x34, 1); cap && caps < 64;
 	     cap = vmm_pci_cfg_read(&v.pci, cap + 1, 1))
 		caps++;
-	ck_assert_uint_eq(caps, 5);
+	ck_assert_uint_eq(caps, 6);
 	ck_assert_uint_eq(vmm_pci_cfg_read(&v.pci, (uint32_t)v.msix_cap, 1), PCI_CAP_ID_MSIX);
 	/* table size 3, table at 0x4000 and PBA at 0x5000 in BAR0 */
 	mc = (uint32_t)v.msix_cap;
@@ -656,6 +704,162 @@ START_TEST(virtio_caps_read_only)
 }
 END_TEST
 
+
+/* Program MSI-X vector vec (enabled, unmasked unless masked) and make it the
+ * config vector. */
+static void
+config_vector(struct vmm_virtio_pci *v, unsigned int vec, bool masked)
+{
+	uint32_t w[4] = {0xfee00000, 0, 0x40 + vec, masked};
+	uint16_t sel = (uint16_t)vec;
+
+	vmm_virtio_pci_bar_write(v, VIRTIO_BAR_MSIX_TABLE + vec * 16, &w[0], 4);
+	vmm_virtio_pci_bar_write(v, VIRTIO_BAR_MSIX_TABLE + vec * 16 + 8, &w[2], 4);
+	vmm_virtio_pci_bar_write(v, VIRTIO_BAR_MSIX_TABLE + vec * 16 + 12, &w[3], 4);
+	vmm_pci_cfg_write(&v->pci, (uint32_t)v->msix_cap + 2, MSIX_CTRL_ENABLE, 2);
+	vmm_virtio_pci_bar_write(v, VIRTIO_PCI_COMMON_MSIX, &sel, 2);
+}
+
+static uint32_t
+bar_rd(struct vmm_virtio_pci *v, uint64_t off, uint32_t len)
+{
+	uint32_t val = 0;
+
+	vmm_virtio_pci_bar_read(v, off, &val, len);
+	return val;
+}
+
+static void
+bar_wr(struct vmm_virtio_pci *v, uint64_t off, uint32_t val, uint32_t len)
+{
+	vmm_virtio_pci_bar_write(v, off, &val, len);
+}
+
+/* 4.1.4.3.1 / 4.1.5.3: a config change bumps config_generation, sets the ISR
+ * bit and sends the config vector's message; held while masked. */
+START_TEST(virtio_config_change_irq)
+{
+	struct vmm_virtio_pci v;
+	uint32_t gen;
+
+	virtio_fake_setup(&v);
+	config_vector(&v, 2, false);
+	gen = bar_rd(&v, VIRTIO_PCI_COMMON_CFGGENERATION, 1);
+	vmm_virtio_pci_config_changed(&v);
+	ck_assert_uint_eq(bar_rd(&v, VIRTIO_PCI_COMMON_CFGGENERATION, 1), (gen + 1) & 0xff);
+	ck_assert_uint_eq(msi_fake.n, 1);
+	ck_assert_uint_eq(msi_fake.addr, 0xfee00000);
+	ck_assert_uint_eq(msi_fake.data, 0x42);
+	ck_assert_uint_eq(bar_rd(&v, VIRTIO_BAR_ISR, 1), VIRTIO_PCI_ISR_CONFIG);
+	ck_assert_uint_eq(bar_rd(&v, VIRTIO_BAR_ISR, 1), 0); /* read-to-clear */
+	/* masked: pending in the PBA, sent once on unmask */
+	config_vector(&v, 2, true);
+	vmm_virtio_pci_config_changed(&v);
+	ck_assert_uint_eq(msi_fake.n, 1);
+	ck_assert_uint_eq(bar_rd(&v, VIRTIO_BAR_MSIX_PBA, 4), 1u << 2);
+	bar_wr(&v, VIRTIO_BAR_MSIX_TABLE + 2 * 16 + 12, 0, 4);
+	ck_assert_uint_eq(msi_fake.n, 2);
+	ck_assert_uint_eq(bar_rd(&v, VIRTIO_BAR_MSIX_PBA, 4), 0);
+	ck_assert_uint_eq(bar_rd(&v, VIRTIO_PCI_COMMON_CFGGENERATION, 1), (gen + 2) & 0xff);
+}
+END_TEST
+
+/* 2.1.2: NEEDS_RESET after DRIVER_OK comes with a config interrupt, stays
+ * until reset, and a device whose reset takes time reads non-zero status
+ * until it is done. */
+START_TEST(virtio_needs_reset_notifies)
+{
+	struct vmm_virtio_pci v;
+
+	virtio_fake_setup(&v);
+	config_vector(&v, 2, false);
+	v.device_features = 1ull << VIRTIO_F_VERSION_1;
+	bar_wr(&v, VIRTIO_PCI_COMMON_STATUS, VIRTIO_CONFIG_S_ACKNOWLEDGE | VIRTIO_CONFIG_S_DRIVER,
+	       1);
+	vmm_virtio_pci_needs_reset(&v); /* before DRIVER_OK: the bit, no interrupt */
+	ck_assert(bar_rd(&v, VIRTIO_PCI_COMMON_STATUS, 1) & VIRTIO_CONFIG_S_NEEDS_RESET);
+	ck_assert_uint_eq(msi_fake.n, 0);
+	bar_wr(&v, VIRTIO_PCI_COMMON_STATUS, 0, 1);
+	ck_assert_uint_eq(bar_rd(&v, VIRTIO_PCI_COMMON_STATUS, 1), 0);
+	config_vector(&v, 2, false);
+	bar_wr(&v, VIRTIO_PCI_COMMON_GFSELECT, 1, 4);
+	bar_wr(&v, VIRTIO_PCI_COMMON_GF, 1, 4);
+	bar_wr(&v, VIRTIO_PCI_COMMON_STATUS, 0x0b, 1);
+	bar_wr(&v, VIRTIO_PCI_COMMON_STATUS, 0x0f, 1);
+	ck_assert_uint_eq(bar_rd(&v, VIRTIO_PCI_COMMON_STATUS, 1), 0x0f);
+	vmm_virtio_pci_needs_reset(&v);
+	ck_assert_uint_eq(bar_rd(&v, VIRTIO_PCI_COMMON_STATUS, 1),
+			  0x0f | VIRTIO_CONFIG_S_NEEDS_RESET);
+	ck_assert_uint_eq(msi_fake.n, 1);
+	ck_assert_uint_eq(msi_fake.data, 0x42);
+	/* the driver cannot clear it */
+	bar_wr(&v, VIRTIO_PCI_COMMON_STATUS, 0x0f, 1);
+	ck_assert(bar_rd(&v, VIRTIO_PCI_COMMON_STATUS, 1) & VIRTIO_CONFIG_S_NEEDS_RESET);
+	/* a reset the device needs time for */
+	dev_busy = true;
+	bar_wr(&v, VIRTIO_PCI_COMMON_STATUS, 0, 1);
+	ck_assert_uint_ne(bar_rd(&v, VIRTIO_PCI_COMMON_STATUS, 1), 0);
+	bar_wr(&v, VIRTIO_PCI_COMMON_STATUS, VIRTIO_CONFIG_S_ACKNOWLEDGE, 1); /* ignored */
+	ck_assert_uint_eq(dev_resets, 2);
+	vmm_virtio_pci_reset_done(&v);
+	ck_assert_uint_eq(bar_rd(&v, VIRTIO_PCI_COMMON_STATUS, 1), 0);
+	ck_assert_uint_eq(bar_rd(&v, VIRTIO_PCI_COMMON_MSIX, 2), MSIX_NO_VECTOR);
+}
+END_TEST
+
+/* 4.1.4.9: VIRTIO_PCI_CAP_PCI_CFG, and BAR0 through its window. */
+START_TEST(virtio_pci_cfg_window)
+{
+	struct vmm_virtio_pci v;
+	uint32_t c, d;
+	struct vmm_pci_dev *p;
+
+	virtio_fake_setup(&v);
+	p = &v.pci;
+	c = (uint32_t)v.pcicfg_cap;
+	ck_assert_int_gt(v.pcicfg_cap, 0);
+	d = c + offsetof(struct virtio_pci_cfg_cap, pci_cfg_data);
+	ck_assert_uint_eq(vmm_pci_cfg_read(p, c, 1), PCI_CAP_ID_VNDR);
+	ck_assert_uint_eq(vmm_pci_cfg_read(p, c + 2, 1), sizeof(struct virtio_pci_cfg_cap));
+	ck_assert_uint_eq(vmm_pci_cfg_read(p, c + 3, 1), VIRTIO_PCI_CAP_PCI_CFG);
+	/* read: the device config (the MAC) */
+	vmm_pci_cfg_write(p, c + 4, 0, 1);
+	vmm_pci_cfg_write(p, c + 8, VIRTIO_BAR_DEVICE, 4);
+	vmm_pci_cfg_write(p, c + 12, 4, 4);
+	ck_assert_uint_eq(vmm_pci_guest_read(p, d, 4), 0x12005452);
+	vmm_pci_cfg_write(p, c + 8, VIRTIO_BAR_DEVICE + 4, 4);
+	vmm_pci_cfg_write(p, c + 12, 2, 4);
+	ck_assert_uint_eq(vmm_pci_guest_read(p, d, 2), 0x5634);
+	/* write: the driver's status and a queue select land in the registers */
+	vmm_pci_cfg_write(p, c + 8, VIRTIO_PCI_COMMON_STATUS, 4);
+	vmm_pci_cfg_write(p, c + 12, 1, 4);
+	vmm_pci_cfg_write(p, d, VIRTIO_CONFIG_S_ACKNOWLEDGE, 1);
+	ck_assert_uint_eq(v.status, VIRTIO_CONFIG_S_ACKNOWLEDGE);
+	ck_assert_uint_eq(vmm_pci_guest_read(p, d, 1), VIRTIO_CONFIG_S_ACKNOWLEDGE);
+	vmm_pci_cfg_write(p, c + 8, VIRTIO_PCI_COMMON_Q_SELECT, 4);
+	vmm_pci_cfg_write(p, c + 12, 2, 4);
+	vmm_pci_cfg_write(p, d, 1, 2);
+	ck_assert_uint_eq(v.qsel, 1);
+	/* a notify through the window reaches the queue's kick eventfd */
+	vmm_pci_cfg_write(p, c + 8, VIRTIO_BAR_NOTIFY + VIRTIO_NOTIFY_MULT, 4);
+	vmm_pci_cfg_write(p, d, 1, 2);
+	ck_assert_int_eq(msi_fake.kicked_fd, KICK0 + 1);
+	/* misaligned, another BAR, or a bad length: nothing happens */
+	vmm_pci_cfg_write(p, c + 8, VIRTIO_PCI_COMMON_STATUS + 1, 4);
+	vmm_pci_cfg_write(p, c + 12, 2, 4);
+	vmm_pci_cfg_write(p, d, 0, 2);
+	ck_assert_uint_eq(v.status, VIRTIO_CONFIG_S_ACKNOWLEDGE);
+	vmm_pci_cfg_write(p, c + 8, VIRTIO_PCI_COMMON_STATUS, 4);
+	vmm_pci_cfg_write(p, c + 12, 3, 4);
+	vmm_pci_cfg_write(p, d, 0, 1);
+	vmm_pci_cfg_write(p, c + 12, 1, 4);
+	vmm_pci_cfg_write(p, c + 4, 1, 1);
+	vmm_pci_cfg_write(p, d, 0, 1);
+	ck_assert_uint_eq(v.status, VIRTIO_CONFIG_S_ACKNOWLEDGE);
+	ck_assert_uint_eq(vmm_pci_guest_read(p, d, 4), 0);
+}
+END_TEST
+
 static Suite *
 vmm_suite(void)
 {
@@ -671,6 +875,9 @@ vmm_suite(void)
 	tcase_add_test(tc, msix_table);
 	tcase_add_test(tc, virtio_bar_sizing_moves_kicks);
 	tcase_add_test(tc, virtio_caps_read_only);
+	tcase_add_test(tc, virtio_config_change_irq);
+	tcase_add_test(tc, virtio_needs_reset_notifies);
+	tcase_add_test(tc, virtio_pci_cfg_window);
 	tcase_add_test(tc, mptable_two_cpus);
 	tcase_add_test(tc, acpi_tables);
 	suite_add_tcase(s, tc);
