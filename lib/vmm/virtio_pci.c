@@ -221,6 +221,7 @@ common_write(struct vmm_virtio_pci *v, uint64_t off, uint32_t val)
 		break;
 	case VIRTIO_PCI_COMMON_MSIX:
 		v->config_vector = (uint16_t)(val < v->msix.nvec ? val : MSIX_NO_VECTOR);
+		v->config_pending = false; /* held for the vector it had */
 		break;
 	case VIRTIO_PCI_COMMON_STATUS:
 		status_write(v, (uint8_t)val);
