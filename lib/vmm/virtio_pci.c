@@ -474,13 +474,13 @@ vmm_virtio_pci_setup(struct vmm_virtio_pci *v, uint16_t device_id, uint16_t nque
 	uint32_t table = VIRTIO_BAR_MSIX_TABLE, pba = VIRTIO_BAR_MSIX_PBA;
 
 	memset(v, 0, sizeof(*v));
-	v->nqueues = nqueues > VIRTIO_PCI_MAX_QUEUES ? VIRTIO_PCI_MAX_QUEUES : nqueues;
+	v->nqueues = nqueues > VMM_VIRTIO_MAX_QUEUES ? VMM_VIRTIO_MAX_QUEUES : nqueues;
 	v->qsize_max = qsize_max;
 	v->ops = ops;
 	v->opaque = opaque;
 	v->host = host;
 	v->host_ctx = host_ctx;
-	for (q = 0; q < VIRTIO_PCI_MAX_QUEUES; q++)
+	for (q = 0; q < VMM_VIRTIO_MAX_QUEUES; q++)
 		v->kickfd[q] = -1;
 	vmm_pci_dev_init(&v->pci, 0x1af4, (uint16_t)(0x1040 + device_id), 0x020000, 1, 0x1af4,
 			 0x1100);

@@ -17,8 +17,7 @@
 #include "msix.h"
 #include "pci.h"
 
-/* three queue pairs and the control queue of virtio-net */
-#define VIRTIO_PCI_MAX_QUEUES 8
+#define VMM_VIRTIO_MAX_QUEUES 4
 
 /* BAR0 layout */
 #define VIRTIO_BAR_SIZE 0x8000
@@ -78,8 +77,8 @@ struct vmm_virtio_pci {
 	int pcicfg_cap; /* VIRTIO_PCI_CAP_PCI_CFG: BAR0 through config space */
 	const struct vmm_virtio_host_ops *host;
 	void *host_ctx;
-	int kickfd[VIRTIO_PCI_MAX_QUEUES];     /* -1: none */
-	uint64_t kick_addr[VIRTIO_PCI_MAX_QUEUES]; /* where it is registered; 0: nowhere */
+	int kickfd[VMM_VIRTIO_MAX_QUEUES];     /* -1: none */
+	uint64_t kick_addr[VMM_VIRTIO_MAX_QUEUES]; /* where it is registered; 0: nowhere */
 	uint64_t device_features;
 	uint64_t driver_features;
 	uint32_t dfselect, gfselect;
@@ -92,14 +91,14 @@ struct vmm_virtio_pci {
 	uint16_t config_vector;
 	uint16_t nqueues;
 	uint16_t qsize_max;
-	struct vmm_virtio_queue q[VIRTIO_PCI_MAX_QUEUES];
+	struct vmm_virtio_queue q[VMM_VIRTIO_MAX_QUEUES];
 	const struct vmm_virtio_ops *ops;
 	void *opaque;
 };
 
 /**
  * Set up the transport of a device with nqueues queues (at most
- * VIRTIO_PCI_MAX_QUEUES) of at most qsize_max entries, BAR0 at bar_addr, and
+ * VMM_VIRTIO_MAX_QUEUES) of at most qsize_max entries, BAR0 at bar_addr, and
  * reset it. Pure: no KVM. Returns 0, or -1 when the capabilities do not fit.
  * All calls on v (and the register handlers) run under the VM's device lock.
  */
