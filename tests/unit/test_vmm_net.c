@@ -278,7 +278,7 @@ wait_reg(uint64_t off, uint32_t mask, uint32_t want)
 	while (now_ms() < end) {
 		if ((rd(off, 2) & mask) == want)
 			return true;
-		usleep(1000);
+		hv_vm_poll(vm, 1); /* as hvctl guest's loop does */
 	}
 	return false;
 }
@@ -330,7 +330,7 @@ wait_sw(unsigned int *field, unsigned int want)
 	while (now_ms() < end) {
 		if (sw_get(field) >= want)
 			return true;
-		usleep(1000);
+		hv_vm_poll(vm, 1);
 	}
 	return false;
 }
@@ -361,7 +361,7 @@ END_TEST
 START_TEST(net_feature_loss_needs_reset)
 {
 	uint32_t gen;
-	uint64_t f = (1ull << VIRTIO_F_VERSION_1) | (1ull << VIRTIO_RING_F_EVENT_IDX);
+	uint64_t t0, f = (1ull << VIRTIO_F_VERSION_1) | (1ull << VIRTIO_RING_F_EVENT_IDX);
 
 	driver_ok(f);
 	ck_assert(wait_sw(&sw.kicks_set, 2)); /* rings started */
@@ -375,7 +375,8 @@ START_TEST(net_feature_loss_needs_reset)
 			   VIRTIO_CONFIG_S_NEEDS_RESET));
 	ck_assert_uint_ne(rd(GEN, 1), gen);
 	ck_assert_uint_eq(rd(VIRTIO_BAR_MSIX_PBA, 4) & PBA_CONFIG_BIT, PBA_CONFIG_BIT);
-	usleep(700 * 1000); /* three reconnect periods: none happens */
+	for (t0 = now_ms(); now_ms() < t0 + 700;) /* three reconnect periods: none happens */
+		hv_vm_poll(vm, 10);
 	ck_assert_uint_eq(sw_get(&sw.accepts), 2);
 	ck_assert_uint_eq(sw_get(&sw.kicks_set), 2);
 	/* the reset driver renegotiates with what the switch offers now */
