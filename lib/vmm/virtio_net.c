@@ -42,10 +42,12 @@
 #include <linux/virtio_ring.h>
 
 #include "vhost_user_frontend.h"
+#include "virtio_net_ctrl.h"
 #include "virtio_pci.h"
 #include "vmm_internal.h"
 
-#define NET_QUEUES 2
+#define NET_MAX_PAIRS 4
+#define NET_MAX_QUEUES (2 * NET_MAX_PAIRS + 1) /* and the control queue */
 #define NET_QUEUE_SIZE 1024
 #define NET_SLOT 1
 #define RECONNECT_MS 200
@@ -59,16 +61,20 @@
 	 F(VIRTIO_NET_F_HOST_TSO4) | F(VIRTIO_NET_F_HOST_TSO6) | F(VIRTIO_NET_F_HOST_ECN) | \
 	 F(VIRTIO_NET_F_MRG_RXBUF) | F(VIRTIO_RING_F_INDIRECT_DESC) |                     \
 	 F(VIRTIO_RING_F_EVENT_IDX) | F(VIRTIO_F_VERSION_1) | F(VIRTIO_F_IN_ORDER))
-/* What the VMM itself implements (device config space). */
+/* What the VMM itself implements (device config space; the control queue
+ * when the switch port has several queue pairs). */
 #define NET_OWN (F(VIRTIO_NET_F_MAC) | F(VIRTIO_NET_F_STATUS))
+#define NET_MQ (F(VIRTIO_NET_F_MQ) | F(VIRTIO_NET_F_CTRL_VQ))
 
 struct vmm_virtio_net {
 	struct hv_vm *vm;
 	struct vmm_virtio_pci vp;
-	int kickfd[NET_QUEUES];
-	int callfd[NET_QUEUES];
-	int gsi[NET_QUEUES];
-	bool irqfd_on[NET_QUEUES];
+	uint16_t max_pairs;    /* offered (max_virtqueue_pairs), from the first connection */
+	uint16_t nq;           /* transport queues: 2, or 2 * max_pairs + 1 */
+	int kickfd[NET_MAX_QUEUES];
+	int callfd[NET_MAX_QUEUES];
+	int gsi[NET_MAX_QUEUES];
+	bool irqfd_on[NET_MAX_QUEUES];
 
 	/* the worker's own */
 	struct vu_frontend fe; /* fe.fd also changes under vm->lock (for free) */
@@ -76,6 +82,9 @@ struct vmm_virtio_net {
 	bool worker_on;
 	int wake_fd;
 	bool running;          /* rings started on the backend */
+	uint16_t pairs_on;     /* queue pairs enabled on the backend */
+	struct vu_ring run_rings[NET_MAX_QUEUES]; /* the rings started */
+	unsigned int run_nrings;
 	uint64_t next_try_ms;
 
 	/* under vm->lock: what the driver wants, and what the worker reports */
@@ -83,7 +92,12 @@ struct vmm_virtio_net {
 	bool want_run;         /* DRIVER_OK, rings checked, not failed */
 	bool restart;          /* rings ran before: restart from the used index */
 	unsigned int req;      /* bumped whenever want_run or the rings change */
-	struct vu_ring rings[NET_QUEUES];
+	struct vu_ring rings[NET_MAX_QUEUES];
+	unsigned int nrings;
+	uint16_t want_pairs;   /* VQ_PAIRS_SET */
+	bool ctrl_on;          /* CTRL_VQ negotiated and the queue set up */
+	uint16_t ctrl_q;
+	struct vmm_net_ctrlq ctrl;
 	bool connected;
 	uint64_t backend;      /* the backend's latest offer */
 	uint64_t offered;      /* to the guest */
@@ -152,7 +166,7 @@ net_vectors_changed(void *opaque)
 	struct vmm_virtio_pci *vp = &n->vp;
 	unsigned int q;
 
-	for (q = 0; q < NET_QUEUES; q++) {
+	for (q = 0; q < n->nq; q++) {
 		uint16_t vec = vp->q[q].vector;
 		bool want = vec != MSIX_NO_VECTOR && !vmm_msix_masked(&vp->msix, vec);
 
@@ -181,7 +195,7 @@ net_vector_pending(void *opaque, unsigned int vec)
 	struct vmm_virtio_net *n = opaque;
 	unsigned int q;
 
-	for (q = 0; q < NET_QUEUES; q++) {
+	for (q = 0; q < n->nq; q++) {
 		struct pollfd p = {.fd = n->callfd[q], .events = POLLIN};
 
 		if (n->vp.q[q].vector == vec && !n->irqfd_on[q] && poll(&p, 1, 0) == 1)
@@ -201,21 +215,30 @@ net_config_read(void *opaque, uint64_t off, void *data, uint32_t len)
 	memset(&cfg, 0, sizeof(cfg));
 	memcpy(cfg.mac, n->vm->cfg.mac, sizeof(cfg.mac));
 	cfg.status = n->connected ? VIRTIO_NET_S_LINK_UP : 0;
-	cfg.max_virtqueue_pairs = 1;
+	cfg.max_virtqueue_pairs = n->max_pairs;
 	cfg.mtu = n->vm->cfg.mtu;
 	/* up to the MTU: the fields after it belong to features we do not offer */
 	vmm_virtio_config_copy(&cfg, offsetof(struct virtio_net_config, speed), off, data, len);
 }
 
-/* The rings as the driver set them up, for the backend; -1 when a queue is
- * off or outside guest memory. */
+static void *
+ctrl_gpa(void *ctx, uint64_t gpa, uint64_t len)
+{
+	return vmm_gpa_to_hva(ctx, gpa, len);
+}
+
+/* The rings as the driver set them up, for the backend (the data queues of
+ * the pairs negotiated; pair 0 must be there, the others only if enabled)
+ * and the control queue; -1 when one is off or outside guest memory. */
 static int
 net_snapshot_rings(struct vmm_virtio_net *n)
 {
 	struct hv_vm *vm = n->vm;
-	unsigned int q;
+	uint64_t f = n->vp.driver_features;
+	unsigned int q, pairs = (f & F(VIRTIO_NET_F_MQ)) ? n->max_pairs : 1;
 
-	for (q = 0; q < NET_QUEUES; q++) {
+	n->nrings = 0;
+	for (q = 0; q < 2 * pairs; q++) {
 		struct vmm_virtio_queue *vq = &n->vp.q[q];
 		unsigned int num = vq->size;
 		void *desc = vmm_gpa_to_hva(vm, vq->desc, num * sizeof(struct vring_desc));
@@ -225,9 +248,12 @@ net_snapshot_rings(struct vmm_virtio_net *n)
 						num * sizeof(struct vring_used_elem) +
 						sizeof(__virtio16));
 
+		if (!vq->enabled && q >= 2)
+			continue;
 		if (!vq->enabled || desc == NULL || avail == NULL || used == NULL)
 			return vmm_err("queue %u not enabled or outside guest memory", q);
-		n->rings[q] = (struct vu_ring){
+		n->rings[n->nrings++] = (struct vu_ring){
+			.index = (uint16_t)q,
 			.num = vq->size,
 			.desc_ua = (uintptr_t)desc,
 			.avail_ua = (uintptr_t)avail,
@@ -236,6 +262,20 @@ net_snapshot_rings(struct vmm_virtio_net *n)
 			.callfd = n->callfd[q],
 		};
 	}
+	n->ctrl_on = false;
+	if (f & F(VIRTIO_NET_F_CTRL_VQ)) {
+		/* 5.1.2: the control queue follows the pairs negotiated */
+		struct vmm_virtio_queue *vq;
+
+		n->ctrl_q = (uint16_t)(2 * pairs);
+		vq = &n->vp.q[n->ctrl_q];
+		if (n->ctrl_q >= n->nq || !vq->enabled)
+			return vmm_err("control queue %u not enabled", n->ctrl_q);
+		vmm_net_ctrl_init(&n->ctrl, vq->size, vq->desc, vq->avail, vq->used,
+				  (uint16_t)pairs, ctrl_gpa, vm);
+		n->ctrl_on = true;
+	}
+	n->want_pairs = 1;
 	return 0;
 }
 
@@ -244,7 +284,8 @@ static bool
 net_driver_ok(void *opaque)
 {
 	struct vmm_virtio_net *n = opaque;
-	uint64_t lost = n->vp.driver_features & ~(n->backend | NET_OWN | F(VIRTIO_NET_F_MTU));
+	uint64_t lost = n->vp.driver_features &
+			~(n->backend | NET_OWN | NET_MQ | F(VIRTIO_NET_F_MTU));
 
 	if (lost) {
 		net_log(n, "switch port no longer offers features 0x%" PRIx64, lost);
@@ -269,6 +310,7 @@ net_reset(void *opaque)
 	struct vmm_virtio_net *n = opaque;
 
 	n->acked = 0;
+	n->ctrl_on = false;
 	n->offered = n->offer_next;
 	n->vp.device_features = n->offered;
 	if (!n->want_run && !n->running)
@@ -288,9 +330,10 @@ static const struct vmm_virtio_ops net_ops = {
 };
 
 static uint64_t
-net_offer(const struct hv_vm *vm, uint64_t backend)
+net_offer(const struct vmm_virtio_net *n, uint64_t backend)
 {
-	return (backend & NET_RELAYED) | NET_OWN | (vm->cfg.mtu ? F(VIRTIO_NET_F_MTU) : 0);
+	return (backend & NET_RELAYED) | NET_OWN | (n->vm->cfg.mtu ? F(VIRTIO_NET_F_MTU) : 0) |
+	       (n->max_pairs > 1 && (backend & F(VIRTIO_NET_F_MQ)) ? NET_MQ : 0);
 }
 
 /* ---- the worker: all vhost-user traffic ---- */
@@ -332,11 +375,16 @@ net_try_connect(struct vmm_virtio_net *n)
 	n->fe = fe;
 	n->connected = true;
 	n->backend = fe.features;
-	n->offer_next = net_offer(n->vm, fe.features);
+	n->offer_next = net_offer(n, fe.features);
 	if (!(vp->status & VIRTIO_CONFIG_S_FEATURES_OK))
 		vp->device_features = n->offered = n->offer_next;
 	n->reconnects++;
-	if (n->want_run && (n->acked & ~fe.features)) {
+	if (n->want_run && (n->acked & F(VIRTIO_NET_F_MQ)) && fe.queue_pairs < n->max_pairs) {
+		net_log(n, "switch port has %u queue pairs, not %u; device needs reset",
+			fe.queue_pairs, n->max_pairs);
+		n->want_run = false;
+		vmm_virtio_pci_needs_reset(vp);
+	} else if (n->want_run && (n->acked & ~fe.features)) {
 		net_log(n, "switch port no longer offers features 0x%" PRIx64 "; device needs reset",
 			n->acked & ~fe.features);
 		n->want_run = false;
@@ -349,7 +397,8 @@ net_try_connect(struct vmm_virtio_net *n)
 }
 
 static int
-net_start_rings(struct vmm_virtio_net *n, uint64_t acked, struct vu_ring *rings, bool restart)
+net_start_rings(struct vmm_virtio_net *n, uint64_t acked, struct vu_ring *rings,
+		unsigned int nrings, uint16_t pairs, bool restart)
 {
 	struct vu_mem_region regions[2];
 	struct hv_vm *vm = n->vm;
@@ -363,15 +412,17 @@ net_start_rings(struct vmm_virtio_net *n, uint64_t acked, struct vu_ring *rings,
 		nreg = 2;
 	}
 	/* restarting: from what the backend finished with, the used index */
-	for (q = 0; q < NET_QUEUES; q++) {
+	for (q = 0; q < nrings; q++) {
 		struct vring_used *used = (struct vring_used *)(uintptr_t)rings[q].used_ua;
 
 		rings[q].base = restart ? __atomic_load_n(&used->idx, __ATOMIC_ACQUIRE) : 0;
+		rings[q].enable = rings[q].index / 2u < pairs;
 	}
-	if (vu_start(&n->fe, acked, regions, nreg, rings, NET_QUEUES) != 0)
+	if (vu_start(&n->fe, acked, regions, nreg, rings, nrings) != 0)
 		return -1;
+	n->pairs_on = pairs;
 	/* let the backend look at what the guest queued meanwhile */
-	for (q = 0; q < NET_QUEUES; q++) {
+	for (q = 0; q < nrings; q++) {
 		uint64_t one = 1;
 
 		if (write(rings[q].kickfd, &one, sizeof(one)) < 0) {
@@ -382,13 +433,13 @@ net_start_rings(struct vmm_virtio_net *n, uint64_t acked, struct vu_ring *rings,
 }
 
 static void
-net_stop_rings(struct vmm_virtio_net *n)
+net_stop_rings(struct vmm_virtio_net *n, const struct vu_ring *rings, unsigned int nrings)
 {
 	unsigned int q;
 	uint16_t base;
 
-	for (q = 0; q < NET_QUEUES; q++)
-		if (vu_stop_ring(&n->fe, q, &base) != 0) {
+	for (q = 0; q < nrings; q++)
+		if (vu_stop_ring(&n->fe, rings[q].index, &base) != 0) {
 			net_disconnect(n, true); /* closing stops the backend too */
 			return;
 		}
@@ -397,31 +448,67 @@ net_stop_rings(struct vmm_virtio_net *n)
 	pthread_mutex_unlock(&n->vm->lock);
 }
 
+/* What the driver wants, as the worker saw it last (taken under vm->lock). */
+struct net_want {
+	unsigned int req;
+	bool run, restart;
+	uint64_t acked;
+	uint16_t pairs;
+	struct vu_ring rings[NET_MAX_QUEUES];
+	unsigned int nrings;
+};
+
+/* Enable the queue pairs below pairs, disable the others (5.1.6.5.5). */
+static int
+net_set_pairs(struct vmm_virtio_net *n, const struct vu_ring *rings, unsigned int nrings,
+	      uint16_t pairs)
+{
+	unsigned int q;
+
+	for (q = 0; q < nrings; q++) {
+		bool on = rings[q].index / 2u < pairs, was = rings[q].index / 2u < n->pairs_on;
+
+		if (on != was && vu_enable_ring(&n->fe, rings[q].index, on) != 0)
+			return -1;
+	}
+	n->pairs_on = pairs;
+	return 0;
+}
+
 /* Bring the backend in line with what the driver wants (one pass). */
 static void
-net_apply(struct vmm_virtio_net *n, unsigned int req, bool want, bool restart,
-	  uint64_t acked, struct vu_ring *rings)
+net_apply(struct vmm_virtio_net *n, struct net_want *w)
 {
 	if (n->fe.fd < 0)
 		return;
-	if (!want && n->running) {
-		net_stop_rings(n);
-	} else if (want && !n->running) {
-		if (net_start_rings(n, acked, rings, restart) == 0) {
+	if (!w->run && n->running) {
+		net_stop_rings(n, n->run_rings, n->run_nrings);
+	} else if (w->run && n->running && w->pairs != n->pairs_on) {
+		if (net_set_pairs(n, n->run_rings, n->run_nrings, w->pairs) != 0) {
+			pthread_mutex_lock(&n->vm->lock);
+			net_log(n, "setting %u queue pairs: %s", w->pairs, hv_vmm_error());
+			pthread_mutex_unlock(&n->vm->lock);
+			net_disconnect(n, false); /* restarted with them on reconnect */
+		}
+	} else if (w->run && !n->running) {
+		if (net_start_rings(n, w->acked, w->rings, w->nrings, w->pairs, w->restart) == 0) {
+			memcpy(n->run_rings, w->rings, sizeof(n->run_rings));
+			n->run_nrings = w->nrings;
 			pthread_mutex_lock(&n->vm->lock);
 			n->running = true;
-			if (n->req == req)
+			if (n->req == w->req)
 				n->restart = true;
-			if (restart)
+			if (w->restart)
 				net_log(n, "reconnected to %s, rings restored", n->vm->port_socket);
 			else
-				net_log(n, "rings started, features 0x%" PRIx64, acked);
+				net_log(n, "rings started, features 0x%" PRIx64 ", %u of %u queue pairs",
+					w->acked, w->pairs, (w->nrings + 1) / 2);
 			pthread_mutex_unlock(&n->vm->lock);
 			return;
 		}
 		pthread_mutex_lock(&n->vm->lock);
 		net_log(n, "starting rings: %s; device needs reset", hv_vmm_error());
-		if (n->req == req) {
+		if (n->req == w->req) {
 			n->want_run = false;
 			vmm_virtio_pci_needs_reset(&n->vp);
 		}
@@ -429,6 +516,33 @@ net_apply(struct vmm_virtio_net *n, unsigned int req, bool want, bool restart,
 		/* the backend's state is unknown: start over */
 		net_disconnect(n, false);
 	}
+}
+
+/* The driver kicked the control queue: answer it, interrupt, and have the
+ * pairs it asked for applied. */
+static void
+net_ctrl_kick(struct vmm_virtio_net *n, int kickfd)
+{
+	uint64_t v, one = 1;
+
+	if (read(kickfd, &v, sizeof(v)) < 0)
+		return; /* nothing new */
+	pthread_mutex_lock(&n->vm->lock);
+	if (n->ctrl_on && vmm_net_ctrl_process(&n->ctrl) > 0) {
+		if (n->ctrl.pairs != n->want_pairs) {
+			n->want_pairs = n->ctrl.pairs;
+			n->req++;
+		}
+		if (write(n->callfd[n->ctrl_q], &one, sizeof(one)) < 0) {
+			/* the counter cannot overflow: KVM or the PBA drains it */
+		}
+	}
+	if (n->ctrl.broken && n->ctrl_on) {
+		net_log(n, "control queue malformed; device needs reset");
+		n->ctrl_on = false;
+		vmm_virtio_pci_needs_reset(&n->vp);
+	}
+	pthread_mutex_unlock(&n->vm->lock);
 }
 
 /* The backend sends nothing unsolicited: readable means it hung up (or sent
@@ -447,14 +561,14 @@ static void *
 net_worker(void *arg)
 {
 	struct vmm_virtio_net *n = arg;
-	struct vu_ring rings[NET_QUEUES];
+	struct net_want w;
 
 	for (;;) {
-		struct pollfd p[2] = {{.fd = n->wake_fd, .events = POLLIN},
-				      {.fd = n->fe.fd, .events = POLLIN}};
-		unsigned int req;
-		bool want, restart, done;
-		uint64_t acked, v;
+		struct pollfd p[3] = {{.fd = n->wake_fd, .events = POLLIN},
+				      {.fd = -1, .events = POLLIN},
+				      {.fd = -1, .events = POLLIN}};
+		bool done;
+		uint64_t v;
 		int timeout = -1;
 
 		if (n->fe.fd < 0) {
@@ -466,17 +580,21 @@ net_worker(void *arg)
 			pthread_mutex_unlock(&n->vm->lock);
 			break;
 		}
-		req = n->req;
-		want = n->want_run;
-		restart = n->restart;
-		acked = n->acked;
-		memcpy(rings, n->rings, sizeof(rings));
+		w.req = n->req;
+		w.run = n->want_run;
+		w.restart = n->restart;
+		w.acked = n->acked;
+		w.pairs = n->want_pairs;
+		w.nrings = n->nrings;
+		memcpy(w.rings, n->rings, sizeof(w.rings));
+		if (n->ctrl_on)
+			p[2].fd = n->kickfd[n->ctrl_q];
 		pthread_mutex_unlock(&n->vm->lock);
 
-		net_apply(n, req, want, restart, acked, rings);
+		net_apply(n, &w);
 
 		pthread_mutex_lock(&n->vm->lock);
-		done = n->req == req;
+		done = n->req == w.req;
 		if (done && n->vp.resetting && !n->running)
 			vmm_virtio_pci_reset_done(&n->vp);
 		pthread_mutex_unlock(&n->vm->lock);
@@ -488,13 +606,15 @@ net_worker(void *arg)
 			timeout = n->next_try_ms > now ? (int)(n->next_try_ms - now) : 0;
 		}
 		p[1].fd = n->fe.fd;
-		if (poll(p, 2, timeout) < 0 && errno != EINTR)
+		if (poll(p, 3, timeout) < 0 && errno != EINTR)
 			break;
 		if ((p[0].revents & POLLIN) && read(n->wake_fd, &v, sizeof(v)) < 0) {
 			/* drained by someone else: nothing to do */
 		}
 		if (n->fe.fd >= 0 && (p[1].revents & (POLLIN | POLLHUP | POLLERR)))
 			net_check_socket(n);
+		if (p[2].revents & POLLIN)
+			net_ctrl_kick(n, p[2].fd);
 	}
 	return NULL;
 }
@@ -512,18 +632,9 @@ vmm_virtio_net_init(struct hv_vm *vm)
 	n->fe.fd = -1;
 	n->wake_fd = -1;
 	vm->net = n;
-	for (q = 0; q < NET_QUEUES; q++) {
+	for (q = 0; q < NET_MAX_QUEUES; q++) {
 		n->kickfd[q] = n->callfd[q] = -1;
 		n->gsi[q] = -1;
-	}
-	for (q = 0; q < NET_QUEUES; q++) {
-		n->kickfd[q] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		n->callfd[q] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		if (n->kickfd[q] < 0 || n->callfd[q] < 0)
-			return vmm_err_errno("eventfd");
-		n->gsi[q] = vmm_msi_route_alloc(vm);
-		if (n->gsi[q] < 0)
-			return -1;
 	}
 	n->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (n->wake_fd < 0)
@@ -535,12 +646,26 @@ vmm_virtio_net_init(struct hv_vm *vm)
 	n->backend = n->fe.features;
 	if (!(n->fe.features & F(VIRTIO_F_VERSION_1)))
 		return vmm_err("switch port %s does not offer VIRTIO_F_VERSION_1", vm->port_socket);
-	n->offered = n->offer_next = net_offer(vm, n->fe.features);
-	if (vmm_virtio_pci_init(&n->vp, vm, NET_SLOT, 1, NET_QUEUES, NET_QUEUE_SIZE, &net_ops, n) !=
-	    0)
+	/* as many queue pairs as the port has (hvctl port add --queues), up to ours */
+	n->max_pairs = 1;
+	if (n->fe.features & F(VIRTIO_NET_F_MQ))
+		n->max_pairs = n->fe.queue_pairs < NET_MAX_PAIRS ? n->fe.queue_pairs : NET_MAX_PAIRS;
+	n->nq = n->max_pairs > 1 ? 2 * n->max_pairs + 1 : 2;
+	n->want_pairs = 1;
+	for (q = 0; q < n->nq; q++) {
+		n->kickfd[q] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		n->callfd[q] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (n->kickfd[q] < 0 || n->callfd[q] < 0)
+			return vmm_err_errno("eventfd");
+		n->gsi[q] = vmm_msi_route_alloc(vm);
+		if (n->gsi[q] < 0)
+			return -1;
+	}
+	n->offered = n->offer_next = net_offer(n, n->fe.features);
+	if (vmm_virtio_pci_init(&n->vp, vm, NET_SLOT, 1, n->nq, NET_QUEUE_SIZE, &net_ops, n) != 0)
 		return -1;
 	n->vp.device_features = n->offered;
-	for (q = 0; q < NET_QUEUES; q++)
+	for (q = 0; q < n->nq; q++)
 		if (vmm_virtio_pci_set_kickfd(&n->vp, q, n->kickfd[q]) != 0)
 			return -1;
 	rc = pthread_create(&n->worker, NULL, net_worker, n);
@@ -571,7 +696,7 @@ vmm_virtio_net_free(struct hv_vm *vm)
 		pthread_join(n->worker, NULL);
 	}
 	vu_close(&n->fe);
-	for (q = 0; q < NET_QUEUES; q++) {
+	for (q = 0; q < NET_MAX_QUEUES; q++) {
 		if (n->irqfd_on[q])
 			vmm_irqfd(vm, n->callfd[q], n->gsi[q], false);
 		if (n->kickfd[q] >= 0)

@@ -17,7 +17,7 @@
 #include "msix.h"
 #include "pci.h"
 
-#define VMM_VIRTIO_MAX_QUEUES 4
+#define VMM_VIRTIO_MAX_QUEUES 9 /* virtio-net: 4 queue pairs and the control queue */
 
 /* BAR0 layout */
 #define VIRTIO_BAR_SIZE 0x8000

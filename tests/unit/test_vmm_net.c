@@ -23,6 +23,7 @@
 #include <linux/virtio_config.h>
 #include <linux/virtio_net.h>
 #include <linux/virtio_pci.h>
+#include <linux/virtio_ring.h>
 
 #include "hv_vhost_user.h"
 #include "virtio_pci.h"
@@ -42,6 +43,8 @@ static struct {
 	unsigned int accepts;
 	unsigned int kicks_set; /* SET_VRING_KICK messages seen */
 	unsigned int unanswered;
+	uint16_t queue_pairs;  /* GET_QUEUE_NUM; 0: no MQ protocol feature */
+	bool enabled[16];      /* SET_VRING_ENABLE, per vring */
 } sw;
 
 static uint64_t
@@ -96,6 +99,8 @@ sw_serve(int fd)
 	stall = sw.stall;
 	if (m.hdr.request == VHOST_USER_SET_VRING_KICK)
 		sw.kicks_set++;
+	if (m.hdr.request == VHOST_USER_SET_VRING_ENABLE && m.payload.state.index < 16)
+		sw.enabled[m.payload.state.index] = m.payload.state.num;
 	pthread_mutex_unlock(&sw.lock);
 	switch (m.hdr.request) {
 	case VHOST_USER_GET_FEATURES:
@@ -106,6 +111,12 @@ sw_serve(int fd)
 		return true;
 	case VHOST_USER_GET_PROTOCOL_FEATURES:
 		u64 = 1ull << VHOST_USER_PROTOCOL_F_REPLY_ACK;
+		if (sw.queue_pairs)
+			u64 |= 1ull << VHOST_USER_PROTOCOL_F_MQ;
+		sw_reply(fd, &m.hdr, &u64, 8);
+		return true;
+	case VHOST_USER_GET_QUEUE_NUM:
+		u64 = sw.queue_pairs;
 		sw_reply(fd, &m.hdr, &u64, 8);
 		return true;
 	default:
@@ -171,6 +182,7 @@ sw_main(void *arg)
 
 static struct hv_vm *vm;
 static uint64_t bar;
+static uint16_t setup_pairs; /* the fake port's queue pairs for the next VM */
 
 static void
 setup(void)
@@ -181,7 +193,8 @@ setup(void)
 
 	memset(&sw, 0, sizeof(sw));
 	pthread_mutex_init(&sw.lock, NULL);
-	sw.features = FEAT_FULL;
+	sw.features = FEAT_FULL | (setup_pairs ? 1ull << VIRTIO_NET_F_MQ : 0);
+	sw.queue_pairs = setup_pairs;
 	snprintf(sw.path, sizeof(sw.path), "/tmp/test_vmm_net.%d.sock", (int)getpid());
 	unlink(sw.path);
 	strcpy(sa.sun_path, sw.path);
@@ -283,9 +296,10 @@ wait_reg(uint64_t off, uint32_t mask, uint32_t want)
 	return false;
 }
 
-/* Up to DRIVER_OK with two 256-entry queues in guest RAM. */
+/* Up to DRIVER_OK with nq 256-entry queues in guest RAM, queue q at
+ * 0x200000 + q * 0x10000 (descriptors, avail at + 0x4000, used at + 0x8000). */
 static void
-driver_ok(uint64_t features)
+driver_ok_n(uint64_t features, unsigned int nq)
 {
 	unsigned int q;
 	uint64_t base = 0x200000;
@@ -300,7 +314,7 @@ driver_ok(uint64_t features)
 	wr(VIRTIO_PCI_COMMON_GF, (uint32_t)(features >> 32), 4);
 	wr(VIRTIO_PCI_COMMON_STATUS, 0x0b, 1);
 	ck_assert_uint_eq(rd(VIRTIO_PCI_COMMON_STATUS, 1), 0x0b);
-	for (q = 0; q < 2; q++, base += 0x10000) {
+	for (q = 0; q < nq; q++, base += 0x10000) {
 		wr(VIRTIO_PCI_COMMON_Q_SELECT, q, 2);
 		wr(VIRTIO_PCI_COMMON_Q_SIZE, 256, 2);
 		wr(VIRTIO_PCI_COMMON_Q_DESCLO, (uint32_t)base, 4);
@@ -309,6 +323,12 @@ driver_ok(uint64_t features)
 		wr(VIRTIO_PCI_COMMON_Q_ENABLE, 1, 2);
 	}
 	wr(VIRTIO_PCI_COMMON_STATUS, 0x0f, 1);
+}
+
+static void
+driver_ok(uint64_t features)
+{
+	driver_ok_n(features, 2);
 }
 
 static unsigned int
@@ -419,6 +439,106 @@ START_TEST(net_stalled_switch_never_blocks_vcpus)
 }
 END_TEST
 
+static bool
+sw_enabled(unsigned int ring)
+{
+	bool on;
+
+	pthread_mutex_lock(&sw.lock);
+	on = sw.enabled[ring];
+	pthread_mutex_unlock(&sw.lock);
+	return on;
+}
+
+/* Wait until the fake's rings [0, 2 * pairs) are enabled and the rest of
+ * [0, 2 * max) disabled. */
+static bool
+wait_pairs(unsigned int pairs, unsigned int max)
+{
+	uint64_t end = now_ms() + 5000;
+
+	while (now_ms() < end) {
+		unsigned int r;
+
+		for (r = 0; r < 2 * max && sw_enabled(r) == (r < 2 * pairs); r++)
+			;
+		if (r == 2 * max)
+			return true;
+		hv_vm_poll(vm, 1);
+	}
+	return false;
+}
+
+/* Queue one VQ_PAIRS_SET on the control queue (queue 2 * max at its test
+ * address), kick it, wait for the answer; returns the ack byte. */
+static uint8_t
+pairs_set(unsigned int max, uint16_t pairs, uint16_t *used_idx)
+{
+	uint64_t q = 0x200000 + 2ull * max * 0x10000, cmd = 0x300000;
+	struct vring_desc *d = vmm_gpa_to_hva(vm, q, 0x4000);
+	struct vring_avail *a = vmm_gpa_to_hva(vm, q + 0x4000, 0x1000);
+	struct vring_used *u = vmm_gpa_to_hva(vm, q + 0x8000, 0x1000);
+	uint8_t *c = vmm_gpa_to_hva(vm, cmd, 16);
+	uint64_t end = now_ms() + 5000;
+	uint16_t slot = a->idx % 256;
+
+	c[0] = VIRTIO_NET_CTRL_MQ;
+	c[1] = VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET;
+	memcpy(c + 2, &pairs, 2);
+	c[8] = 0xee;
+	d[0] = (struct vring_desc){cmd, 2, VRING_DESC_F_NEXT, 1};
+	d[1] = (struct vring_desc){cmd + 2, 2, VRING_DESC_F_NEXT, 2};
+	d[2] = (struct vring_desc){cmd + 8, 1, VRING_DESC_F_WRITE, 0};
+	a->ring[slot] = 0;
+	__atomic_store_n(&a->idx, (uint16_t)(a->idx + 1), __ATOMIC_RELEASE);
+	wr(VIRTIO_BAR_NOTIFY + 2 * max * VIRTIO_NOTIFY_MULT, 2 * max, 2);
+	while (now_ms() < end && __atomic_load_n(&u->idx, __ATOMIC_ACQUIRE) == *used_idx)
+		hv_vm_poll(vm, 1);
+	ck_assert_uint_eq(u->idx, (uint16_t)(*used_idx + 1));
+	ck_assert_uint_eq(u->ring[*used_idx % 256].id, 0);
+	ck_assert_uint_eq(u->ring[*used_idx % 256].len, 1);
+	(*used_idx)++;
+	return c[8];
+}
+
+/* A port with 3 queue pairs: MQ and CTRL_VQ offered with max_virtqueue_pairs
+ * 3; all six data rings handed to the switch, pair 0 alone enabled; the
+ * control queue's VQ_PAIRS_SET (ethtool -L) enables and disables pairs. */
+START_TEST(net_mq_ctrl_pairs_set)
+{
+	uint64_t f = (1ull << VIRTIO_F_VERSION_1) | (1ull << VIRTIO_NET_F_MQ) |
+		     (1ull << VIRTIO_NET_F_CTRL_VQ);
+	uint16_t used_idx = 0;
+
+	wr(VIRTIO_PCI_COMMON_DFSELECT, 0, 4);
+	ck_assert_uint_eq(rd(VIRTIO_PCI_COMMON_DF, 4) & (uint32_t)f, (uint32_t)f);
+	ck_assert_uint_eq(rd(VIRTIO_BAR_DEVICE +
+			     offsetof(struct virtio_net_config, max_virtqueue_pairs), 2), 3);
+	ck_assert_uint_eq(rd(VIRTIO_PCI_COMMON_NUMQ, 2), 7);
+	driver_ok_n(f, 7);
+	ck_assert(wait_sw(&sw.kicks_set, 6));
+	ck_assert(wait_pairs(1, 3));
+	ck_assert_uint_eq(pairs_set(3, 3, &used_idx), VIRTIO_NET_OK);
+	ck_assert(wait_pairs(3, 3));
+	ck_assert_uint_eq(pairs_set(3, 2, &used_idx), VIRTIO_NET_OK);
+	ck_assert(wait_pairs(2, 3));
+	/* more than max_virtqueue_pairs, or none: refused, nothing changes */
+	ck_assert_uint_eq(pairs_set(3, 4, &used_idx), VIRTIO_NET_ERR);
+	ck_assert_uint_eq(pairs_set(3, 0, &used_idx), VIRTIO_NET_ERR);
+	ck_assert(wait_pairs(2, 3));
+	ck_assert_uint_eq(rd(VIRTIO_PCI_COMMON_STATUS, 1), 0x0f);
+	ck_assert_uint_eq(sw_get(&sw.kicks_set), 6);
+}
+END_TEST
+
+static void
+setup_mq(void)
+{
+	setup_pairs = 3;
+	setup();
+	setup_pairs = 0;
+}
+
 int
 main(void)
 {
@@ -434,6 +554,11 @@ main(void)
 	tcase_add_test(tc, net_link_change_notifies);
 	tcase_add_test(tc, net_feature_loss_needs_reset);
 	tcase_add_test(tc, net_stalled_switch_never_blocks_vcpus);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("kvm-mq");
+	tcase_add_checked_fixture(tc, setup_mq, teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, net_mq_ctrl_pairs_set);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
