@@ -17,10 +17,13 @@
 #include "msix.h"
 #include "mptable.h"
 #include "pci.h"
+#include "virtio_net_ctrl.h"
 #include "virtio_pci.h"
 
 #include <linux/virtio_config.h>
+#include <linux/virtio_net.h>
 #include <linux/virtio_pci.h>
+#include <linux/virtio_ring.h>
 
 /* ---- e820 ---- */
 
@@ -860,6 +863,146 @@ START_TEST(virtio_pci_cfg_window)
 }
 END_TEST
 
+/* ---- the virtio-net control queue, on fake guest memory ---- */
+
+static uint8_t cq_mem[1 << 16] __attribute__((aligned(4096)));
+
+static void *
+cq_gpa(void *ctx, uint64_t gpa, uint64_t len)
+{
+	(void)ctx;
+	return gpa <= sizeof(cq_mem) && len <= sizeof(cq_mem) - gpa ? cq_mem + gpa : NULL;
+}
+
+#define CQ_DESC 0x0000
+#define CQ_AVAIL 0x1000
+#define CQ_USED 0x2000
+#define CQ_BUF 0x3000
+#define CQ_SIZE 16
+
+static struct vring_desc *const cq_desc = (struct vring_desc *)(cq_mem + CQ_DESC);
+static struct vring_avail *const cq_avail = (struct vring_avail *)(cq_mem + CQ_AVAIL);
+static struct vring_used *const cq_used = (struct vring_used *)(cq_mem + CQ_USED);
+
+/* Queue a command at head: class, command and body in one readable
+ * descriptor (or split in two), the ack in a writable one. */
+static void
+cq_post(uint16_t head, uint8_t cls, uint8_t cmd, const void *body, uint32_t len, bool split)
+{
+	uint8_t *b = cq_mem + CQ_BUF + head * 256;
+
+	b[0] = cls;
+	b[1] = cmd;
+	memcpy(b + 2, body, len);
+	b[200] = 0xee;
+	if (split) {
+		cq_desc[head] = (struct vring_desc){CQ_BUF + head * 256u, 2, VRING_DESC_F_NEXT,
+						    (uint16_t)(head + 1)};
+		cq_desc[head + 1] = (struct vring_desc){CQ_BUF + head * 256u + 2, len,
+							VRING_DESC_F_NEXT, (uint16_t)(head + 2)};
+		cq_desc[head + 2] = (struct vring_desc){CQ_BUF + head * 256u + 200, 1,
+							VRING_DESC_F_WRITE, 0};
+	} else {
+		cq_desc[head] = (struct vring_desc){CQ_BUF + head * 256u, 2 + len, VRING_DESC_F_NEXT,
+						    (uint16_t)(head + 1)};
+		cq_desc[head + 1] = (struct vring_desc){CQ_BUF + head * 256u + 200, 1,
+							VRING_DESC_F_WRITE, 0};
+	}
+	cq_avail->ring[cq_avail->idx % CQ_SIZE] = head;
+	cq_avail->idx++;
+}
+
+static uint8_t
+cq_ack(uint16_t head)
+{
+	return cq_mem[CQ_BUF + head * 256 + 200];
+}
+
+/* VQ_PAIRS_SET within [1, max] is taken and acked OK; anything else is
+ * answered VIRTIO_NET_ERR and changes nothing; indirect tables work; a ring
+ * that lies (a head out of range, a loop) is left alone. */
+START_TEST(net_ctrl_pairs_set)
+{
+	struct vmm_net_ctrlq cq;
+	uint16_t p;
+	uint8_t junk[70] = {0};
+
+	memset(cq_mem, 0, sizeof(cq_mem));
+	vmm_net_ctrl_init(&cq, CQ_SIZE, CQ_DESC, CQ_AVAIL, CQ_USED, 4, cq_gpa, NULL);
+	ck_assert_uint_eq(cq.pairs, 1);
+	ck_assert_uint_eq(vmm_net_ctrl_process(&cq), 0);
+	p = 3;
+	cq_post(0, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET, &p, 2, false);
+	ck_assert_uint_eq(vmm_net_ctrl_process(&cq), 1);
+	ck_assert_uint_eq(cq.pairs, 3);
+	ck_assert_uint_eq(cq_ack(0), VIRTIO_NET_OK);
+	ck_assert_uint_eq(cq_used->idx, 1);
+	ck_assert_uint_eq(cq_used->ring[0].id, 0);
+	ck_assert_uint_eq(cq_used->ring[0].len, 1);
+	/* as Linux sends it: header and body in separate descriptors */
+	p = 4;
+	cq_post(2, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET, &p, 2, true);
+	/* refused: too many, none, another command, a short body, too long */
+	p = 5;
+	cq_post(5, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET, &p, 2, false);
+	p = 0;
+	cq_post(7, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET, &p, 2, false);
+	p = 2;
+	cq_post(9, VIRTIO_NET_CTRL_RX, VIRTIO_NET_CTRL_RX_PROMISC, &p, 1, false);
+	cq_post(11, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET, &p, 1, false);
+	ck_assert_uint_eq(vmm_net_ctrl_process(&cq), 5);
+	ck_assert_uint_eq(cq.pairs, 4);
+	ck_assert_uint_eq(cq_ack(2), VIRTIO_NET_OK);
+	ck_assert_uint_eq(cq_ack(5), VIRTIO_NET_ERR);
+	ck_assert_uint_eq(cq_ack(7), VIRTIO_NET_ERR);
+	ck_assert_uint_eq(cq_ack(9), VIRTIO_NET_ERR);
+	ck_assert_uint_eq(cq_ack(11), VIRTIO_NET_ERR);
+	ck_assert_uint_eq(cq_used->idx, 6);
+	ck_assert_uint_eq(cq_used->ring[5].id, 11);
+	cq_post(13, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET, junk, sizeof(junk),
+		false);
+	ck_assert_uint_eq(vmm_net_ctrl_process(&cq), 1);
+	ck_assert_uint_eq(cq_ack(13), VIRTIO_NET_ERR);
+	ck_assert_uint_eq(cq.pairs, 4);
+	/* an indirect table (Linux uses one when INDIRECT_DESC is negotiated) */
+	p = 2;
+	cq_post(0, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET, &p, 2, true);
+	memcpy(cq_mem + 0x8000, cq_desc, 3 * sizeof(struct vring_desc));
+	cq_desc[0] = (struct vring_desc){0x8000, 3 * sizeof(struct vring_desc),
+					 VRING_DESC_F_INDIRECT, 0};
+	ck_assert_uint_eq(vmm_net_ctrl_process(&cq), 1);
+	ck_assert_uint_eq(cq.pairs, 2);
+	ck_assert_uint_eq(cq_ack(0), VIRTIO_NET_OK);
+	/* a descriptor loop: broken, no used entry, nothing more processed */
+	cq_desc[3] = (struct vring_desc){CQ_BUF, 2, VRING_DESC_F_NEXT, 4};
+	cq_desc[4] = (struct vring_desc){CQ_BUF, 2, VRING_DESC_F_NEXT, 3};
+	cq_avail->ring[cq_avail->idx % CQ_SIZE] = 3;
+	cq_avail->idx++;
+	ck_assert_uint_eq(vmm_net_ctrl_process(&cq), 0);
+	ck_assert(cq.broken);
+	ck_assert_uint_eq(cq_used->idx, 8);
+	p = 1;
+	cq_post(5, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET, &p, 2, false);
+	ck_assert_uint_eq(vmm_net_ctrl_process(&cq), 0);
+	ck_assert_uint_eq(cq.pairs, 2);
+	/* a head out of range, an avail index ahead by more than the ring */
+	vmm_net_ctrl_init(&cq, CQ_SIZE, CQ_DESC, CQ_AVAIL, CQ_USED, 4, cq_gpa, NULL);
+	memset(cq_mem, 0, CQ_BUF);
+	cq_avail->ring[0] = CQ_SIZE;
+	cq_avail->idx = 1;
+	ck_assert_uint_eq(vmm_net_ctrl_process(&cq), 0);
+	ck_assert(cq.broken);
+	vmm_net_ctrl_init(&cq, CQ_SIZE, CQ_DESC, CQ_AVAIL, CQ_USED, 4, cq_gpa, NULL);
+	cq_avail->idx = CQ_SIZE + 1;
+	ck_assert_uint_eq(vmm_net_ctrl_process(&cq), 0);
+	ck_assert(cq.broken);
+	/* rings outside memory */
+	vmm_net_ctrl_init(&cq, CQ_SIZE, sizeof(cq_mem) - 8, CQ_AVAIL, CQ_USED, 4, cq_gpa, NULL);
+	ck_assert_uint_eq(vmm_net_ctrl_process(&cq), 0);
+	ck_assert(cq.broken);
+}
+END_TEST
+
 static Suite *
 vmm_suite(void)
 {
@@ -878,6 +1021,7 @@ vmm_suite(void)
 	tcase_add_test(tc, virtio_config_change_irq);
 	tcase_add_test(tc, virtio_needs_reset_notifies);
 	tcase_add_test(tc, virtio_pci_cfg_window);
+	tcase_add_test(tc, net_ctrl_pairs_set);
 	tcase_add_test(tc, mptable_two_cpus);
 	tcase_add_test(tc, acpi_tables);
 	suite_add_tcase(s, tc);
