@@ -214,7 +214,11 @@ net_config_read(void *opaque, uint64_t off, void *data, uint32_t len)
 
 	memset(&cfg, 0, sizeof(cfg));
 	memcpy(cfg.mac, n->vm->cfg.mac, sizeof(cfg.mac));
-	cfg.status = n->connected ? VIRTIO_NET_S_LINK_UP : 0;
+	/* a device that needs reset passes no traffic: say so to drivers that
+	 * only watch the link */
+	cfg.status = n->connected && !(n->vp.status & VIRTIO_CONFIG_S_NEEDS_RESET)
+			     ? VIRTIO_NET_S_LINK_UP
+			     : 0;
 	cfg.max_virtqueue_pairs = n->max_pairs;
 	cfg.mtu = n->vm->cfg.mtu;
 	/* up to the MTU: the fields after it belong to features we do not offer */

@@ -395,6 +395,7 @@ START_TEST(net_feature_loss_needs_reset)
 			   VIRTIO_CONFIG_S_NEEDS_RESET));
 	ck_assert_uint_ne(rd(GEN, 1), gen);
 	ck_assert_uint_eq(rd(VIRTIO_BAR_MSIX_PBA, 4) & PBA_CONFIG_BIT, PBA_CONFIG_BIT);
+	ck_assert_uint_eq(rd(LINK, 2), 0); /* no traffic until the driver resets */
 	for (t0 = now_ms(); now_ms() < t0 + 700;) /* three reconnect periods: none happens */
 		hv_vm_poll(vm, 10);
 	ck_assert_uint_eq(sw_get(&sw.accepts), 2);
