@@ -33,6 +33,11 @@
  *   - reads: config reads return the bytes (or all ones outside); BAR reads
  *     write only their own bytes (an exact-size heap buffer), the notify area
  *     and the ISR area past its first byte read zero.
+ * Then the same input, repeated to fill 16 KiB, is guest memory for the
+ * virtio-net control queue (virtio_net_ctrl.c), its size and ring addresses
+ * from the first bytes: every used entry lands inside the used ring, the
+ * used index counts exactly the entries answered, and a broken ring stays
+ * broken.
  * HV_FUZZ_LOG=1 prints every operation (to replay one input).
  */
 #include <stdio.h>
@@ -41,6 +46,7 @@
 
 #include <linux/virtio_config.h>
 
+#include "virtio_net_ctrl.h"
 #include "virtio_pci.h"
 
 #define FUZZ_ASSERT(cond)                                                          \
@@ -342,6 +348,48 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/* ---- the control queue ---- */
+
+static uint8_t guest_mem[1 << 14];
+
+static void *
+ctrl_gpa(void *ctx, uint64_t gpa, uint64_t len)
+{
+	(void)ctx;
+	return gpa <= sizeof(guest_mem) && len <= sizeof(guest_mem) - gpa ? guest_mem + gpa
+									   : NULL;
+}
+
+static void
+fuzz_ctrlq(const uint8_t *data, size_t size)
+{
+	struct vmm_net_ctrlq cq;
+	size_t i;
+	uint16_t qsize;
+	unsigned int round, done;
+
+	if (size < 8)
+		return;
+	for (i = 0; i < sizeof(guest_mem); i += size)
+		memcpy(guest_mem + i, data, size < sizeof(guest_mem) - i ? size : sizeof(guest_mem) - i);
+	qsize = (uint16_t)(1u << (data[0] % 9));
+	/* ring addresses: mostly inside memory, sometimes at its end or past it */
+	vmm_net_ctrl_init(&cq, qsize, (uint64_t)(data[1] | data[2] << 8),
+			  (uint64_t)(data[3] | data[4] << 8) / 2,
+			  (uint64_t)(data[5] | data[6] << 8), (uint16_t)(1 + data[7] % 8), ctrl_gpa,
+			  NULL);
+	for (round = 0; round < 2; round++) {
+		uint16_t before = cq.used_idx;
+		bool broken = cq.broken;
+
+		done = vmm_net_ctrl_process(&cq);
+		FUZZ_ASSERT((uint16_t)(cq.used_idx - before) == done);
+		FUZZ_ASSERT(done <= qsize);
+		FUZZ_ASSERT(!broken || (cq.broken && done == 0));
+		FUZZ_ASSERT(cq.pairs >= 1 && cq.pairs <= cq.max_pairs);
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -401,5 +449,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(v);
 	}
 	free(v);
+	fuzz_ctrlq(data, size);
 	return 0;
 }
