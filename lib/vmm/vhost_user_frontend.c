@@ -131,7 +131,7 @@ vu_set_fd(struct vu_frontend *fe, uint32_t request, uint32_t index, int fd)
 }
 
 int
-vu_connect(struct vu_frontend *fe, const char *path)
+vu_open(struct vu_frontend *fe, const char *path)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct timeval tv = {.tv_sec = VU_TIMEOUT_S};
@@ -152,8 +152,14 @@ vu_connect(struct vu_frontend *fe, const char *path)
 		vu_close(fe);
 		return -1;
 	}
+	return 0;
+}
+
+int
+vu_handshake(struct vu_frontend *fe)
+{
 	if (vu_get_u64(fe, VHOST_USER_GET_FEATURES, &fe->features) != 0)
-		goto fail;
+		return -1;
 	fe->queue_pairs = 1;
 	if (fe->features & (1ull << VHOST_USER_F_PROTOCOL_FEATURES)) {
 		uint64_t pf = 0, want = (1ull << VHOST_USER_PROTOCOL_F_REPLY_ACK) |
@@ -161,21 +167,30 @@ vu_connect(struct vu_frontend *fe, const char *path)
 
 		if (vu_get_u64(fe, VHOST_USER_GET_PROTOCOL_FEATURES, &pf) != 0 ||
 		    vu_set_u64(fe, VHOST_USER_SET_PROTOCOL_FEATURES, pf & want) != 0)
-			goto fail;
+			return -1;
 		fe->protocol_features = pf & want;
 		if (pf & (1ull << VHOST_USER_PROTOCOL_F_MQ)) {
 			uint64_t qn = 0;
 
 			if (vu_get_u64(fe, VHOST_USER_GET_QUEUE_NUM, &qn) != 0)
-				goto fail;
+				return -1;
 			/* a backend that claims none or absurdly many gets what we handle */
 			fe->queue_pairs = (uint16_t)(qn == 0 ? 1 : qn > 0x8000 ? 0x8000 : qn);
 		}
 	}
 	return 0;
-fail:
-	vu_close(fe);
-	return -1;
+}
+
+int
+vu_connect(struct vu_frontend *fe, const char *path)
+{
+	if (vu_open(fe, path) != 0)
+		return -1;
+	if (vu_handshake(fe) != 0) {
+		vu_close(fe);
+		return -1;
+	}
+	return 0;
 }
 
 void

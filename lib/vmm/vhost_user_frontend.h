@@ -42,9 +42,13 @@ struct vu_frontend {
  * Connect to the backend's socket, read its features (GET_FEATURES) and
  * negotiate the protocol features (REPLY_ACK, MQ; the number of queue pairs
  * with GET_QUEUE_NUM). Blocks up to the message timeout: not for a vCPU.
- * 0 or -1.
+ * 0 or -1 (fe closed).
  */
 int vu_connect(struct vu_frontend *fe, const char *path);
+/* vu_connect in two steps: the connection (fe->fd set), then the messages
+ * (on failure fe->fd stays open: the caller closes it). */
+int vu_open(struct vu_frontend *fe, const char *path);
+int vu_handshake(struct vu_frontend *fe);
 void vu_close(struct vu_frontend *fe);
 /*
  * Start rings: SET_OWNER, SET_FEATURES(features), SET_MEM_TABLE, and per ring

@@ -369,10 +369,18 @@ net_try_connect(struct vmm_virtio_net *n)
 	int rc;
 
 	n->next_try_ms = now_ms() + RECONNECT_MS;
-	rc = vu_connect(&fe, n->vm->port_socket);
+	if (vu_open(&fe, n->vm->port_socket) != 0)
+		return;
+	/* published first, so that vmm_virtio_net_free can cut a handshake
+	 * with a switch that does not answer */
+	pthread_mutex_lock(&n->vm->lock);
+	n->fe.fd = n->quit ? -1 : fe.fd;
+	pthread_mutex_unlock(&n->vm->lock);
+	rc = n->fe.fd >= 0 ? vu_handshake(&fe) : -1;
 	pthread_mutex_lock(&n->vm->lock);
 	if (rc != 0 || n->quit) {
 		vu_close(&fe);
+		n->fe.fd = -1;
 		pthread_mutex_unlock(&n->vm->lock);
 		return;
 	}

@@ -38,6 +38,7 @@ static struct {
 	pthread_mutex_t lock;
 	uint64_t features;     /* offered */
 	bool stall;            /* answer the features, then nothing */
+	bool mute;             /* answer nothing at all */
 	bool drop;             /* hang up the current connection */
 	bool quit;
 	unsigned int accepts;
@@ -97,6 +98,11 @@ sw_serve(int fd)
 		return false;
 	pthread_mutex_lock(&sw.lock);
 	stall = sw.stall;
+	if (sw.mute) {
+		sw.unanswered++;
+		pthread_mutex_unlock(&sw.lock);
+		return true;
+	}
 	if (m.hdr.request == VHOST_USER_SET_VRING_KICK)
 		sw.kicks_set++;
 	if (m.hdr.request == VHOST_USER_SET_VRING_ENABLE && m.payload.state.index < 16)
@@ -425,8 +431,15 @@ START_TEST(net_stalled_switch_never_blocks_vcpus)
 	for (i = 0; i < 200; i++) {
 		uint64_t t = now_ms();
 
+		uint8_t lsr = 0;
+
 		ck_assert_uint_eq(rd(VIRTIO_BAR_DEVICE, 1), vm->cfg.mac[0]);
 		wr(VIRTIO_PCI_COMMON_Q_SELECT, i & 1, 2);
+		/* the UART: its line status says the transmitter is empty */
+		pthread_mutex_lock(&vm->lock);
+		vmm_bus_access(&vm->pio, 0x3f8 + 5, &lsr, 1, false);
+		pthread_mutex_unlock(&vm->lock);
+		ck_assert_uint_eq(lsr & 0x40, 0x40);
 		if (now_ms() - t > worst)
 			worst = now_ms() - t;
 	}
@@ -532,6 +545,25 @@ START_TEST(net_mq_ctrl_pairs_set)
 }
 END_TEST
 
+/* A switch that accepts a reconnect and never answers its first message:
+ * destroying the VM does not wait for the message timeout. */
+START_TEST(net_destroy_during_stalled_handshake)
+{
+	uint64_t t0;
+
+	pthread_mutex_lock(&sw.lock);
+	sw.mute = true;
+	sw.drop = true;
+	pthread_mutex_unlock(&sw.lock);
+	ck_assert(wait_sw(&sw.accepts, 2));
+	ck_assert(wait_sw(&sw.unanswered, 1)); /* GET_FEATURES, unanswered */
+	t0 = now_ms();
+	hv_vm_destroy(vm);
+	vm = NULL;
+	ck_assert_uint_lt(now_ms() - t0, 2000);
+}
+END_TEST
+
 static void
 setup_mq(void)
 {
@@ -555,6 +587,7 @@ main(void)
 	tcase_add_test(tc, net_link_change_notifies);
 	tcase_add_test(tc, net_feature_loss_needs_reset);
 	tcase_add_test(tc, net_stalled_switch_never_blocks_vcpus);
+	tcase_add_test(tc, net_destroy_during_stalled_handshake);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("kvm-mq");
 	tcase_add_checked_fixture(tc, setup_mq, teardown);
