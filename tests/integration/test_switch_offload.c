@@ -25,6 +25,7 @@
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
 
+#include "hv_test_mbuf.h"
 #include "switch_harness.h"
 
 #define T SWH_TIMEOUT_MS
@@ -142,27 +143,10 @@ make_frame(struct tcp_frame *f, bool v6, uint32_t payload, const struct rte_ethe
 static void
 send_frame_as(struct tcp_frame *f, bool csum, bool tso, uint16_t mss)
 {
-	struct rte_mempool *mp = swh_guest_pool();
-	struct rte_mbuf *head = NULL, *prev = NULL;
-	uint32_t off = 0;
+	struct rte_mbuf *head = hv_test_mbuf_chain(swh_guest_pool(), f->b, f->len, 0);
 	uint64_t end = swh_now_ms() + T;
 
-	while (off < f->len) {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
-		uint32_t k = RTE_MIN(f->len - off, (uint32_t)rte_pktmbuf_tailroom(m));
-
-		ck_assert_ptr_nonnull(m);
-		memcpy(rte_pktmbuf_append(m, (uint16_t)k), f->b + off, k);
-		if (head == NULL) {
-			head = m;
-		} else {
-			prev->next = m;
-			head->nb_segs++;
-			head->pkt_len += k;
-		}
-		prev = m;
-		off += k;
-	}
+	ck_assert_ptr_nonnull(head);
 	head->l2_len = f->l2;
 	head->l3_len = f->l3;
 	head->l4_len = f->l4;

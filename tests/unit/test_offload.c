@@ -16,6 +16,7 @@
 #include <rte_mbuf.h>
 
 #include "hv_offload.h"
+#include "hv_test_mbuf.h"
 
 #define FRAME_MAX 70000
 
@@ -175,26 +176,9 @@ craft(struct frame *f, const struct frame_spec *s)
 static struct rte_mbuf *
 to_mbuf(const uint8_t *b, uint32_t len, uint32_t piece, const struct hv_offload_hdr *h)
 {
-	struct rte_mbuf *head = NULL, *prev = NULL;
-	uint32_t off = 0;
+	struct rte_mbuf *head = hv_test_mbuf_chain(mp, b, len, piece);
 
-	do {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
-		uint32_t k = RTE_MIN(piece, len - off);
-
-		ck_assert_ptr_nonnull(m);
-		ck_assert_ptr_nonnull(rte_pktmbuf_append(m, (uint16_t)k));
-		memcpy(rte_pktmbuf_mtod(m, uint8_t *), b + off, k);
-		if (head == NULL) {
-			head = m;
-		} else {
-			prev->next = m;
-			head->nb_segs++;
-			head->pkt_len += k;
-		}
-		prev = m;
-		off += k;
-	} while (off < len);
+	ck_assert_ptr_nonnull(head);
 	if (h != NULL) {
 		*hv_offload_mbuf_hdr(head) = *h;
 		head->ol_flags |= hv_offload_hdr_flag;
