@@ -4,7 +4,11 @@
 # (bench_switch.sh, bench_iperf3.sh, bench_offload.sh; profile_vhost.sh for
 # stop_pid and bench_tick_rate). Sourced; the caller
 # defines note(), the array pids (processes to stop on exit, newest last)
-# and, for OVS, ovs_dir.
+# and, for OVS, ovs_dir. Brings tests/lib/testpmd.sh (testpmd_start,
+# testpmd_quit: the testpmd reference of bench_switch.sh, bench_vhost.sh and
+# profile_vhost.sh).
+
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/testpmd.sh"
 
 # Stop one process: @3 (default INT), then SIGKILL after @2 seconds.
 stop_pid() {

@@ -150,7 +150,6 @@ gen_mask=$(printf '0x%x' $((1 << gen_cpu)))
 
 rundir=$(mktemp -d /tmp/hvbench-switch.XXXXXX) || die "mktemp failed"
 pids=()           # processes to stop on exit
-fifo_fd=          # testpmd's stdin, held open while it runs
 prefix=hvsw$$-    # DPDK --file-prefix of everything we start (removed at exit)
 ovsdb_pid=
 
@@ -167,9 +166,9 @@ cleanup() {
 		stop_pid "${pids[i]}" 5 TERM
 	done
 	pids=()
-	if [ -n "$fifo_fd" ]; then
-		exec {fifo_fd}>&-
-		fifo_fd=
+	if [ -n "$testpmd_fd" ]; then
+		exec {testpmd_fd}>&-
+		testpmd_fd=
 	fi
 	rm -rf /var/run/dpdk/"$prefix"* 2>/dev/null
 	if [ "${HV_BENCH_KEEP_LOGS:-0}" = 1 ]; then
@@ -240,20 +239,11 @@ start_dut() {
 		dut_pid=$!
 		;;
 	testpmd)
-		rm -f "$rundir/testpmd.in"
-		mkfifo "$rundir/testpmd.in" || die "mkfifo failed"
-		# -i with stdin on a fifo: the main lcore sleeps in read();
-		# --disable-link-check: the start-up link check busy-waits otherwise
-		"$testpmd" -l "$dut_lcores" --main-lcore "$gen_cpu" --no-pci "${dut_mem[@]}" \
-			--file-prefix "${prefix}d$run" \
-			--vdev "net_vhost0,iface=$rundir/s$run/p0.sock,queues=1" \
-			--vdev "net_vhost1,iface=$rundir/s$run/p1.sock,queues=1" \
-			-- -i --forward-mode=io --auto-start --nb-cores=1 --txq=1 --rxq=1 \
-			--txd=1024 --rxd=1024 --no-lsc-interrupt --disable-link-check \
-			--total-num-mbufs=16384 \
-			<"$rundir/testpmd.in" >"$log" 2>&1 &
-		dut_pid=$!
-		exec {fifo_fd}>"$rundir/testpmd.in"
+		testpmd_start "$rundir/testpmd.in" "$log" "$rundir/s$run/p0.sock" \
+			"$rundir/s$run/p1.sock" "$testpmd" -l "$dut_lcores" --main-lcore "$gen_cpu" \
+			--no-pci "${dut_mem[@]}" --file-prefix "${prefix}d$run" \
+			-- --txd=1024 --rxd=1024 || die "mkfifo failed"
+		dut_pid=$testpmd_pid
 		;;
 	ovs)
 		rm -f "$ovs_dir/vswitchd.ctl" "$ovs_dir/vswitchd.pid"
@@ -270,17 +260,9 @@ start_dut() {
 
 # stop_dut DUT PID RUN: RUN is the run that started it
 stop_dut() {
-	local dut=$1 pid=$2 r=$3 i
+	local dut=$1 pid=$2 r=$3
 
-	if [ "$dut" = testpmd ] && [ -n "$fifo_fd" ]; then
-		echo quit 1>&"$fifo_fd" 2>/dev/null
-		exec {fifo_fd}>&-
-		fifo_fd=
-		for ((i = 0; i < 50; i++)); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-	fi
+	[ "$dut" = testpmd ] && testpmd_quit
 	if [ "$dut" = ovs ]; then
 		stop_pid "$pid" 15 TERM
 	else

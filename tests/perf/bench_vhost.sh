@@ -64,7 +64,6 @@ rundir=$(mktemp -d /tmp/hvbench.XXXXXX) || die "mktemp failed"
 s0=$rundir/p0.sock
 s1=$rundir/p1.sock
 pids=()      # processes to stop on exit
-fifo_fd=     # testpmd's stdin, held open while it runs
 
 note() {
 	echo "bench_vhost: $*" >&2
@@ -80,9 +79,9 @@ cleanup() {
 		stop_pid "$pid" 5
 	done
 	pids=()
-	if [ -n "$fifo_fd" ]; then
-		exec {fifo_fd}>&-
-		fifo_fd=
+	if [ -n "$testpmd_fd" ]; then
+		exec {testpmd_fd}>&-
+		testpmd_fd=
 	fi
 	rm -f "$s0" "$s1"
 	# the DUTs' and generators' DPDK runtime directories (--file-prefix hvb$$...)
@@ -130,20 +129,10 @@ start_dut() {
 		dut_pid=$!
 		;;
 	testpmd)
-		# interactive: the main lcore sleeps reading stdin (a fifo we hold open);
-		# no link check (it busy-waits until the frontends connect)
-		rm -f "$rundir/testpmd.in"
-		mkfifo "$rundir/testpmd.in" || die "mkfifo failed"
-		"$testpmd" -l "$dut_lcores" --main-lcore "$gen_cpu" --no-pci "${dut_mem[@]}" \
-			--file-prefix "$prefix" \
-			--vdev "net_vhost0,iface=$s0,queues=1" \
-			--vdev "net_vhost1,iface=$s1,queues=1" \
-			-- -i --forward-mode=io --auto-start --nb-cores=1 --txq=1 --rxq=1 \
-			--txd=1024 --rxd=1024 --no-lsc-interrupt --disable-link-check \
-			--total-num-mbufs=16384 \
-			<"$rundir/testpmd.in" >"$log" 2>&1 &
-		dut_pid=$!
-		exec {fifo_fd}>"$rundir/testpmd.in"
+		testpmd_start "$rundir/testpmd.in" "$log" "$s0" "$s1" "$testpmd" -l "$dut_lcores" \
+			--main-lcore "$gen_cpu" --no-pci "${dut_mem[@]}" --file-prefix "$prefix" \
+			-- --txd=1024 --rxd=1024 || die "mkfifo failed"
+		dut_pid=$testpmd_pid
 		;;
 	esac
 	pids+=("$dut_pid")
@@ -152,16 +141,7 @@ start_dut() {
 stop_dut() {
 	local dut=$1 pid=$2
 
-	if [ "$dut" = testpmd ] && [ -n "$fifo_fd" ]; then
-		echo quit >&"$fifo_fd" 2>/dev/null
-		exec {fifo_fd}>&-
-		fifo_fd=
-		# give it a moment to quit by itself before stop_pid's SIGINT
-		for ((i = 0; i < 50; i++)); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-	fi
+	[ "$dut" = testpmd ] && testpmd_quit
 	stop_pid "$pid" 10
 	forget_pid "$pid"
 	rm -f "$s0" "$s1" "$rundir/testpmd.in"
