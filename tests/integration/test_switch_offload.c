@@ -25,6 +25,7 @@
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
 
+#include "hv_test_csum.h"
 #include "hv_test_mbuf.h"
 #include "switch_harness.h"
 
@@ -42,34 +43,6 @@ static const uint64_t rx_caps[4] = {
 	0,
 	RTE_ETH_RX_OFFLOAD_TCP_CKSUM,
 };
-
-/* ---- an independent checksum ---- */
-
-static uint32_t
-naive_add(uint32_t sum, const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i + 1 < n; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (n & 1)
-		sum += (uint32_t)p[n - 1] << 8;
-	return sum;
-}
-
-static uint16_t
-naive_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
-
-static uint32_t
-naive_pseudo(const uint8_t *ip, bool v6, uint32_t len)
-{
-	if (v6)
-		return naive_add(0, ip + 8, 32) + (len >> 16) + (len & 0xffff) + 6;
-	return naive_add(0, ip + 12, 8) + len + 6;
-}
 
 /* A big-endian 32-bit field at any alignment. */
 static uint32_t
@@ -123,7 +96,7 @@ make_frame(struct tcp_frame *f, bool v6, uint32_t payload, const struct rte_ethe
 		ip[8] = 64;
 		ip[9] = 6;
 		memcpy(ip + 12, "\x0a\x01\x00\x01\x0a\x01\x00\x02", 8);
-		c = (uint16_t)~naive_fold(naive_add(0, ip, 20));
+		c = (uint16_t)~hv_test_csum(0, ip, 20);
 		ip[10] = (uint8_t)(c >> 8);
 		ip[11] = (uint8_t)c;
 	}
@@ -219,7 +192,7 @@ check_segments(const struct tcp_frame *f, struct rte_mbuf **segs, unsigned int n
 		ip = b + f->l2;
 		tcp = ip + f->l3;
 		if (!f->v6) {
-			ck_assert_uint_eq(naive_fold(naive_add(0, ip, 20)), 0xffff);
+			ck_assert_uint_eq(hv_test_csum(0, ip, 20), 0xffff);
 			ck_assert_uint_eq(ip[2] << 8 | ip[3], f->l3 + f->l4 + plen);
 			ck_assert_uint_eq(ip[4] << 8 | ip[5], 0x1200 + k);
 		} else {
@@ -229,15 +202,15 @@ check_segments(const struct tcp_frame *f, struct rte_mbuf **segs, unsigned int n
 		/* PSH only on the last */
 		ck_assert_uint_eq(!!(tcp[13] & RTE_TCP_PSH_FLAG), k + 1 == n);
 		ck_assert_mem_eq(tcp + f->l4, f->b + f->l2 + f->l3 + f->l4 + got, plen);
-		sum = naive_pseudo(ip, f->v6, f->l4 + plen);
+		sum = hv_test_csum_pseudo(ip, f->v6, f->l4 + plen);
 		if (partial) {
 			/* the virtio PMD says "not checked"; the field is the pseudo-header sum */
 			ck_assert_uint_eq(m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK,
 					  RTE_MBUF_F_RX_L4_CKSUM_NONE);
 			/* (what a receiver adds the segment's sum to: then it is complete) */
-			ck_assert_uint_eq(tcp[16] << 8 | tcp[17], naive_fold(sum));
+			ck_assert_uint_eq(tcp[16] << 8 | tcp[17], hv_test_csum_fold(sum));
 		} else {
-			ck_assert_uint_eq(naive_fold(naive_add(sum, tcp, f->l4 + plen)), 0xffff);
+			ck_assert_uint_eq(hv_test_csum(sum, tcp, f->l4 + plen), 0xffff);
 		}
 		got += plen;
 		rte_pktmbuf_free(m);
@@ -369,7 +342,7 @@ START_TEST(single_frame_checksum_finished)
 	/* vm2 (no GUEST_CSUM) gets it finished; vm1 and vm3 as it was */
 	ck_assert_uint_eq(receive(2, rx, 1), 1);
 	b = rte_pktmbuf_read(rx[0], 0, frame.len, rxbuf);
-	ck_assert_uint_eq(naive_fold(naive_add(naive_pseudo(b + 14, false, 1032), b + 34, 1032)),
+	ck_assert_uint_eq(hv_test_csum(hv_test_csum_pseudo(b + 14, false, 1032), b + 34, 1032),
 			  0xffff);
 	ck_assert_mem_eq(b + 34 + 32, frame.b + 34 + 32, 1000);
 	rte_pktmbuf_free(rx[0]);
@@ -529,10 +502,10 @@ START_TEST(tso_to_tap_uplink)
 			continue;
 		ip_len = (uint32_t)(f[16] << 8 | f[17]);
 		ck_assert_uint_eq(ip_len + 14, (uint32_t)n);
-		ck_assert_uint_eq(naive_fold(naive_add(0, f + 14, 20)), 0xffff);
+		ck_assert_uint_eq(hv_test_csum(0, f + 14, 20), 0xffff);
 		plen = ip_len - 20 - 32;
-		ck_assert_uint_eq(naive_fold(naive_add(naive_pseudo(f + 14, false, 32 + plen), f + 34,
-						       32 + plen)),
+		ck_assert_uint_eq(hv_test_csum(hv_test_csum_pseudo(f + 14, false, 32 + plen),
+					       f + 34, 32 + plen),
 				  0xffff);
 		off = get32(f + 34 + 4) - seq0;
 		ck_assert_uint_le(off + plen, payload);
