@@ -69,7 +69,7 @@ note() {
 	echo "bench_vhost: $*" >&2
 }
 
-# stop_pid, forget_pid
+# stop_pid, forget_pid, bench_median, bench_field, testpmd_start, testpmd_quit
 . "$(dirname "$0")/bench_lib.sh"
 
 cleanup() {
@@ -147,11 +147,6 @@ stop_dut() {
 	rm -f "$s0" "$s1" "$rundir/testpmd.in"
 }
 
-# field NAME LINE: the value of NAME=... in a RESULT line
-field() {
-	sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"
-}
-
 declare -A rx_pps        # [dut,size] -> space-separated rx_pps of its runs
 declare -A clean_pps     # the same, runs where both CPUs were ours (>= 95 %)
 failures=0
@@ -192,21 +187,15 @@ run_one() {
 		return
 	fi
 	echo "RUN dut=$dut rep=$rep ${line#RESULT }"
-	rx_pps[$dut,$size]+="$(field rx_pps "$line") "
+	rx_pps[$dut,$size]+="$(bench_field rx_pps "$line") "
 	# a run is clean when neither the generator nor the forwarding lcore lost
 	# its CPU to other work (the machine may be shared)
-	if awk -v g="$(field gen_cpu_pct "$line")" -v d="$(field dut_fwd_cpu_pct "$line")" \
+	if awk -v g="$(bench_field gen_cpu_pct "$line")" -v d="$(bench_field dut_fwd_cpu_pct "$line")" \
 		'BEGIN { exit !(g >= 95 && d >= 95) }'; then
-		clean_pps[$dut,$size]+="$(field rx_pps "$line") "
+		clean_pps[$dut,$size]+="$(bench_field rx_pps "$line") "
 	fi
 }
 
-median() {
-	tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g |
-		awk '{ v[NR] = $1 } END { if (NR == 0) print 0;
-		     else if (NR % 2) print v[(NR + 1) / 2];
-		     else printf "%.0f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 echo "bench_vhost: $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -r)," \
 	"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs"
@@ -224,8 +213,8 @@ done
 echo
 printf '%-6s %16s %16s %8s   %s\n' size hvswitch_pps testpmd_pps ratio "runs (hvswitch | testpmd)"
 for size in $sizes; do
-	a=$(median "${rx_pps[hvswitch,$size]:-}")
-	b=$(median "${rx_pps[testpmd,$size]:-}")
+	a=$(bench_median "${rx_pps[hvswitch,$size]:-}")
+	b=$(bench_median "${rx_pps[testpmd,$size]:-}")
 	ratio=$(awk -v a="$a" -v b="$b" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }')
 	printf '%-6s %16.0f %16.0f %8s   %s| %s\n' "$size" "$a" "$b" "$ratio" \
 		"${rx_pps[hvswitch,$size]:-}" "${rx_pps[testpmd,$size]:-}"
@@ -234,15 +223,15 @@ echo
 echo "clean runs only (generator and forwarding lcore each >= 95 % of their CPU):"
 printf '%-6s %16s %16s %8s   %s\n' size hvswitch_pps testpmd_pps ratio "runs (hvswitch | testpmd)"
 for size in $sizes; do
-	a=$(median "${clean_pps[hvswitch,$size]:-}")
-	b=$(median "${clean_pps[testpmd,$size]:-}")
+	a=$(bench_median "${clean_pps[hvswitch,$size]:-}")
+	b=$(bench_median "${clean_pps[testpmd,$size]:-}")
 	ratio=$(awk -v a="$a" -v b="$b" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "n/a" }')
 	printf '%-6s %16.0f %16.0f %8s   %s| %s\n' "$size" "$a" "$b" "$ratio" \
 		"${clean_pps[hvswitch,$size]:-}" "${clean_pps[testpmd,$size]:-}"
 done
 for size in $sizes; do
-	a=$(median "${rx_pps[hvswitch,$size]:-}")
-	b=$(median "${rx_pps[testpmd,$size]:-}")
+	a=$(bench_median "${rx_pps[hvswitch,$size]:-}")
+	b=$(bench_median "${rx_pps[testpmd,$size]:-}")
 	echo "SUMMARY size=$size hvswitch_pps=$a testpmd_pps=$b ratio=$(awk -v a="$a" -v b="$b" \
 		'BEGIN { if (b > 0) printf "%.3f", a / b; else print "n/a" }')"
 done
