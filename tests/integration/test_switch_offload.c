@@ -580,16 +580,12 @@ START_TEST(long_frame_to_ring_uplink)
 }
 END_TEST
 
-int
-main(int argc, char **argv)
+static Suite *
+make_suite(void)
 {
 	Suite *s = suite_create("switch_offload");
 	TCase *t = tcase_create("offload");
-	SRunner *sr;
-	int failed;
 
-	if (swh_env_init(argc, argv) != 0)
-		return 1;
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, tso_flooded_to_each_in_its_form);
@@ -599,11 +595,11 @@ main(int argc, char **argv)
 	tcase_add_test(t, tso_to_tap_uplink);
 	tcase_add_test(t, long_frame_to_ring_uplink);
 	suite_add_tcase(s, t);
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	swh_env_fini();
-	return failed == 0 ? 0 : 1;
+	return s;
+}
+
+int
+main(int argc, char **argv)
+{
+	return swh_run_suite(make_suite, argc, argv);
 }
