@@ -10,10 +10,6 @@
  * are checked with a checksum routine of this file, not the library's.
  */
 #include <check.h>
-#include <arpa/inet.h>
-#include <linux/if_ether.h>
-#include <linux/if_packet.h>
-#include <net/if.h>
 #include <stdio.h>
 #include <sys/socket.h>
 #include <stdlib.h>
@@ -27,6 +23,7 @@
 
 #include "hv_test_csum.h"
 #include "hv_test_mbuf.h"
+#include "hv_test_net.h"
 #include "switch_harness.h"
 
 #define T SWH_TIMEOUT_MS
@@ -439,21 +436,6 @@ END_TEST
 
 /* ---- to an ethdev: net_tap offers TSO and checksum offloads ---- */
 
-static int
-raw_open(const char *ifname)
-{
-	struct sockaddr_ll sa = {.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL)};
-	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
-
-	sa.sll_ifindex = (int)if_nametoindex(ifname);
-	if (fd < 0 || sa.sll_ifindex == 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /*
  * A TSO send flooded to the guests and a net_tap uplink: the switch hands it
  * whole to the tap PMD's TSO (RTE_MBUF_F_TX_TCP_SEG), which cuts it at the
@@ -476,7 +458,7 @@ START_TEST(tso_to_tap_uplink)
 	snprintf(cmd, sizeof(cmd), "ip link set %s up", ifname);
 	ck_assert_int_eq(system(cmd), 0);
 	ck_assert_msg(hvsw_wait_up(&D, "up0", T), "tap port not up");
-	fd = raw_open(ifname);
+	fd = hv_test_raw_open(ifname);
 	ck_assert_msg(fd >= 0, "raw socket on %s", ifname);
 	make_frame(&frame, false, 20000, &unknown);
 	payload = 20000;
