@@ -24,15 +24,8 @@
 #include <rte_mbuf.h>
 
 #include "hv_offload.h"
+#include "hv_test_fuzz.h"
 #include "hv_test_mbuf.h"
-
-#define FUZZ_ASSERT(cond)                                                        \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #cond); \
-			abort();                                                 \
-		}                                                                \
-	} while (0)
 
 #define IN_HDR 12
 #define FRAME_MAX (65535 + 18)
