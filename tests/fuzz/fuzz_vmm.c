@@ -46,16 +46,9 @@
 
 #include <linux/virtio_config.h>
 
+#include "hv_test_fuzz.h"
 #include "virtio_net_ctrl.h"
 #include "virtio_pci.h"
-
-#define FUZZ_ASSERT(cond)                                                          \
-	do {                                                                       \
-		if (!(cond)) {                                                     \
-			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #cond); \
-			abort();                                                   \
-		}                                                                  \
-	} while (0)
 
 #define OP_SIZE 12
 #define NQ 2
