@@ -62,9 +62,13 @@ take(struct vmm_net_ctrlq *cq, const struct vring_desc *d, struct cmd *c, bool *
 	return 0;
 }
 
-/* Walk the chain at head (an indirect table at most once); -1: malformed. */
+/*
+ * Walk the chain at head (an indirect table at most once); -1: malformed.
+ * Descriptors are copied out: an indirect table's address is the driver's
+ * and need not be aligned.
+ */
 static int
-walk(struct vmm_net_ctrlq *cq, const struct vring_desc *table, uint32_t n, uint16_t head,
+walk(struct vmm_net_ctrlq *cq, const uint8_t *table, uint32_t n, uint16_t head,
      struct cmd *c, bool nested)
 {
 	bool seen_write = false;
@@ -75,17 +79,17 @@ walk(struct vmm_net_ctrlq *cq, const struct vring_desc *table, uint32_t n, uint1
 
 		if (i >= n || hops >= n)
 			return -1;
-		d = table[i];
+		memcpy(&d, table + (size_t)i * sizeof(d), sizeof(d));
 		if (d.flags & VRING_DESC_F_INDIRECT) {
-			const struct vring_desc *t;
+			const uint8_t *t;
 
 			if (nested || hops > 0 || (d.flags & VRING_DESC_F_NEXT) ||
-			    d.len % sizeof(*t) || d.len == 0 || d.len / sizeof(*t) > 65536)
+			    d.len % sizeof(d) || d.len == 0 || d.len / sizeof(d) > 65536)
 				return -1;
 			t = cq->gpa(cq->ctx, d.addr, d.len);
 			if (t == NULL)
 				return -1;
-			return walk(cq, t, d.len / sizeof(*t), 0, c, true);
+			return walk(cq, t, d.len / sizeof(d), 0, c, true);
 		}
 		if (take(cq, &d, c, &seen_write) != 0)
 			return -1;
@@ -129,6 +133,12 @@ vmm_net_ctrl_process(struct vmm_net_ctrlq *cq)
 
 	if (cq->broken || n == 0 || (n & (n - 1)))
 		return 0;
+	/* the ring parts' alignment (virtio 1.2, 2.7): we access them as structs */
+	if ((cq->desc & 15) || (cq->avail & 1) || (cq->used & 3)) {
+		cq->bad++;
+		cq->broken = true;
+		return 0;
+	}
 	desc = cq->gpa(cq->ctx, cq->desc, sizeof(*desc) * n);
 	avail = cq->gpa(cq->ctx, cq->avail, offsetof(struct vring_avail, ring) + 2ull * n);
 	used = cq->gpa(cq->ctx, cq->used,
@@ -148,7 +158,7 @@ vmm_net_ctrl_process(struct vmm_net_ctrlq *cq)
 		struct cmd c = {.in_len = 0};
 		uint8_t ack;
 
-		if (walk(cq, desc, n, head, &c, false) != 0 || c.ack == NULL) {
+		if (walk(cq, (const uint8_t *)desc, n, head, &c, false) != 0 || c.ack == NULL) {
 			cq->bad++;
 			cq->broken = true;
 			break;

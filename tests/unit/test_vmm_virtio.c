@@ -551,6 +551,18 @@ START_TEST(net_ctrl_pairs_set)
 	vmm_net_ctrl_init(&cq, CQ_SIZE, sizeof(cq_mem) - 8, CQ_AVAIL, CQ_USED, 4, cq_gpa, NULL);
 	ck_assert_uint_eq(vmm_net_ctrl_process(&cq), 0);
 	ck_assert(cq.broken);
+	/* ring parts off their alignment (2.7): broken, nothing read or written */
+	for (unsigned int k = 0; k < 3; k++) {
+		memset(cq_mem, 0, CQ_BUF);
+		p = 2;
+		cq_post(0, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET, &p, 2, false);
+		vmm_net_ctrl_init(&cq, CQ_SIZE, CQ_DESC + (k == 0 ? 8 : 0),
+				  CQ_AVAIL + (k == 1 ? 1 : 0), CQ_USED + (k == 2 ? 2 : 0), 4, cq_gpa,
+				  NULL);
+		ck_assert_uint_eq(vmm_net_ctrl_process(&cq), 0);
+		ck_assert(cq.broken);
+		ck_assert_uint_eq(cq.pairs, 1);
+	}
 }
 END_TEST
 
