@@ -241,18 +241,23 @@ writable(const struct vmm_virtio_pci *v, uint32_t o)
 static void
 check(const struct vmm_virtio_pci *v)
 {
+	uint64_t diff;
 	uint32_t o, reg;
 	uint16_t ctrl;
 	unsigned int q;
 
-	for (o = 0; o < PCI_CFG_SIZE; o += 8) {
+	/* one comparison for the whole space: this runs after every operation, and
+	 * the coverage instrumentation of a comparison per word made it most of
+	 * the target's time */
+	for (o = 0, diff = 0; o < PCI_CFG_SIZE; o += 8) {
 		uint64_t now, was, keep;
 
 		memcpy(&now, v->pci.cfg + o, 8);
 		memcpy(&was, cfg0 + o, 8);
 		memcpy(&keep, ro + o, 8);
-		FUZZ_ASSERT(((now ^ was) & keep) == 0);
+		diff |= (now ^ was) & keep;
 	}
+	FUZZ_ASSERT(diff == 0);
 	/* BAR0 and the kicks */
 	reg = vmm_pci_cfg_read(&v->pci, 0x10, 4);
 	if (reg != SIZING)
