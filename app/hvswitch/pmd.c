@@ -145,6 +145,19 @@ sw_dp_register_type(struct sw_dp *dp, const struct sw_port_ops *ops)
 	return 0;
 }
 
+/*
+ * Once per PMD, before its loop. Not inlined: its loop over the types,
+ * unrolled into the PMD's entry, got the PMD loop after it placed in
+ * .text.unlikely (optimized for size).
+ */
+static __rte_noinline void
+types_enter(struct sw_dp *dp, struct sw_pmd *pmd)
+{
+	for (unsigned int t = 0; t < dp->n_types; t++)
+		if (dp->types[t]->pmd_enter != NULL)
+			dp->types[t]->pmd_enter(pmd);
+}
+
 /* The registered types' per-PMD work; true while some stays owed. */
 static inline bool
 types_poll(struct sw_dp *dp, struct sw_pmd *pmd, const struct sw_view *view)
@@ -169,9 +182,7 @@ sw_dp_pmd_main(void *arg)
 
 	rte_rcu_qsbr_thread_register(dp->rcu, pmd->id);
 	rte_rcu_qsbr_thread_online(dp->rcu, pmd->id);
-	for (unsigned int t = 0; t < dp->n_types; t++)
-		if (dp->types[t]->pmd_enter != NULL)
-			dp->types[t]->pmd_enter(pmd);
+	types_enter(dp, pmd);
 	HV_LOG(INFO, "PMD %u on lcore %u", pmd->id, pmd->lcore);
 	while (!dp->stop) {
 		const struct sw_rxq_list *l = __atomic_load_n(&pmd->rxqs, __ATOMIC_ACQUIRE);
