@@ -1,38 +1,26 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* hvctl config save: "config.save". */
-#include <getopt.h>
+#include <stdlib.h>
 
+#include "hv_ctl_api.h"
 #include "hvctl.h"
 
-static const char config_usage[] =
-	"usage: hvctl config save\n"
-	"\n"
-	"  save  write the running configuration (ports, settings) to the\n"
-	"        daemon's configuration file\n";
+const struct hvctl_api_verb hvctl_config_api[] = {
+	{"config save", HV_CTL_C_CONFIG_SAVE, false},
+	{NULL, 0, false},
+};
 
 static int
 config_save(struct hvctl *h, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	char buf[1024];
-	cJSON *res;
-	int c;
+	cJSON *args, *res;
+	int rc;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(config_usage, stdout);
-			return 0;
-		}
-		return hvctl_opt_err("config", c, argv);
-	}
-	if (optind < argc)
-		return hvctl_usage_err("config", "config save: unexpected argument '%s'",
-				       argv[optind]);
-	if (hvctl_call(h, "config.save", NULL, &res) < 0)
+	rc = hvctl_api_args("config", &hvctl_config_api[0], argc, argv, &args);
+	if (rc >= 0)
+		return rc;
+	if (hvctl_call(h, HV_CTL_CMD(CONFIG_SAVE), args, &res) < 0)
 		return 1;
 	if (h->json)
 		hvctl_print_json(stdout, res);
@@ -52,5 +40,14 @@ hvctl_cmd_config(struct hvctl *h, int argc, char **argv)
 		{NULL, NULL, NULL},
 	};
 
-	return hvctl_dispatch(h, "config", verbs, config_usage, argc, argv);
+	char *usage = hvctl_api_group_usage(hvctl_config_api, NULL);
+	int rc;
+
+	if (usage == NULL) {
+		hvctl_err("out of memory");
+		return 1;
+	}
+	rc = hvctl_dispatch(h, "config", verbs, usage, argc, argv);
+	free(usage);
+	return rc;
 }

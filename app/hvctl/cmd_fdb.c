@@ -1,51 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* hvctl fdb show|flush: "fdb.show", "fdb.flush". */
-#include <getopt.h>
+#include <stdlib.h>
 
+#include "hv_ctl_api.h"
 #include "hvctl.h"
 
-static const char fdb_usage[] =
-	"usage: hvctl fdb show [--port NAME]\n"
-	"       hvctl fdb flush [--port NAME]\n"
-	"\n"
-	"  show   the learned MAC addresses (of one port with --port)\n"
-	"  flush  forget the learned MAC addresses (of one port with --port)\n";
-
-/* Parse [--port NAME]; returns -1 to go on, else the exit code. */
-static int
-fdb_opts(const char *what, int argc, char **argv, cJSON **args)
-{
-	static const struct option opts[] = {
-		{"port", required_argument, NULL, 'p'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	const char *port = NULL;
-	int c;
-
-	*args = NULL;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, ":p:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			port = optarg;
-			break;
-		case 'h':
-			fputs(fdb_usage, stdout);
-			return 0;
-		default:
-			return hvctl_opt_err("fdb", c, argv);
-		}
-	}
-	if (optind < argc)
-		return hvctl_usage_err("fdb", "fdb %s: unexpected argument '%s'", what,
-				       argv[optind]);
-	if (port != NULL) {
-		*args = cJSON_CreateObject();
-		cJSON_AddStringToObject(*args, "port", port);
-	}
-	return -1;
-}
+const struct hvctl_api_verb hvctl_fdb_api[] = {
+	{"fdb show", HV_CTL_C_FDB_SHOW, false},
+	{"fdb flush", HV_CTL_C_FDB_FLUSH, false},
+	{NULL, 0, false},
+};
 
 static int
 fdb_show(struct hvctl *h, int argc, char **argv)
@@ -59,10 +23,10 @@ fdb_show(struct hvctl *h, int argc, char **argv)
 	cJSON *args, *res;
 	int rc;
 
-	rc = fdb_opts("show", argc, argv, &args);
+	rc = hvctl_api_args("fdb", &hvctl_fdb_api[0], argc, argv, &args);
 	if (rc >= 0)
 		return rc;
-	if (hvctl_call(h, "fdb.show", args, &res) < 0)
+	if (hvctl_call(h, HV_CTL_CMD(FDB_SHOW), args, &res) < 0)
 		return 1;
 	if (h->json) {
 		hvctl_print_json(stdout, res);
@@ -71,7 +35,7 @@ fdb_show(struct hvctl *h, int argc, char **argv)
 	}
 	t = hvctl_table_new(cols, 4);
 	cJSON_ArrayForEach(e, res) {
-		static const char *const keys[] = {"mac", "vlan", "port", "age_s"};
+		const char *keys[] = {"mac", HV_CTL_KEY(VLAN), HV_CTL_KEY(PORT), "age_s"};
 		char buf[4][256];
 		const char *row[4];
 		unsigned int i;
@@ -96,10 +60,10 @@ fdb_flush(struct hvctl *h, int argc, char **argv)
 	char buf[64];
 	int rc;
 
-	rc = fdb_opts("flush", argc, argv, &args);
+	rc = hvctl_api_args("fdb", &hvctl_fdb_api[1], argc, argv, &args);
 	if (rc >= 0)
 		return rc;
-	if (hvctl_call(h, "fdb.flush", args, &res) < 0)
+	if (hvctl_call(h, HV_CTL_CMD(FDB_FLUSH), args, &res) < 0)
 		return 1;
 	if (h->json)
 		hvctl_print_json(stdout, res);
@@ -120,5 +84,14 @@ hvctl_cmd_fdb(struct hvctl *h, int argc, char **argv)
 		{NULL, NULL, NULL},
 	};
 
-	return hvctl_dispatch(h, "fdb", verbs, fdb_usage, argc, argv);
+	char *usage = hvctl_api_group_usage(hvctl_fdb_api, NULL);
+	int rc;
+
+	if (usage == NULL) {
+		hvctl_err("out of memory");
+		return 1;
+	}
+	rc = hvctl_dispatch(h, "fdb", verbs, usage, argc, argv);
+	free(usage);
+	return rc;
 }

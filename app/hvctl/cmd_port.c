@@ -1,63 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* hvctl port add|del|list|show|set: "port.*" requests. */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hv_ctl_api.h"
 #include "hvctl.h"
 
 #define MAX_QUEUE_COLS 32
 
-static const char port_usage[] =
-	"usage: hvctl port add NAME --type vhost-user [--socket PATH] [--mode server|client]\n"
-	"                          [--queues N] [--vlan ID | --trunk] [--pmd N]\n"
-	"                          [--features mrg_rxbuf,indirect_desc,event_idx,mq,...]\n"
-	"                          [--rxmod US|adaptive[,Q:US|adaptive]...]\n"
-	"       hvctl port add NAME --type ethdev --devargs DEVARGS [--queues N]\n"
-	"                          [--vlan ID | --trunk] [--pmd N]\n"
-	"       hvctl port del NAME\n"
-	"       hvctl port list\n"
-	"       hvctl port show NAME\n"
-	"       hvctl port set NAME KEY=VALUE...\n"
-	"\n"
-	"  add   create a port: a vhost-user socket (we listen on it, or connect to it\n"
-	"        with --mode client) or a DPDK ethdev (e.g. --devargs 'net_tap0,iface=x')\n"
-	"  del   delete a port\n"
-	"  list  one line per port\n"
-	"  show  a port's settings, counters and queues\n"
-	"  set   change settings: vlan=ID|none trunk=true|false pmd=N|auto\n"
-	"        rxmod=US|adaptive[,Q:US|adaptive]... (live)\n"
-	"        (integers are sent as numbers, true/false as booleans)\n"
-	"\n"
-	"  --vlan ID   access VLAN (1..4094): the guest's frames belong to it, untagged\n"
-	"  --trunk     the port carries every VLAN tagged (uplinks)\n"
-	"  --pmd N     poll the port's queues on PMD N instead of round-robin\n"
-	"  --features  virtio features offered on a vhost-user port (default:\n"
-	"              mrg_rxbuf,indirect_desc,event_idx,mq,csum,guest_csum,\n"
-	"              host_tso4,host_tso6,guest_tso4,guest_tso6,in_order)\n"
-	"  --rxmod     guest interrupt moderation window in microseconds (default 100,\n"
-	"              0 = off) or 'adaptive'; Q:VALUE overrides it for queue Q\n";
-
-/* Parse "--help" only; returns -1 to go on, else the exit code. */
-static int
-only_help(const char *what, int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	int c;
-
-	optind = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(port_usage, stdout);
-			return 0;
-		}
-		return hvctl_opt_err(what, c, argv);
-	}
-	return -1;
-}
+const struct hvctl_api_verb hvctl_port_api[] = {
+	{"port add", HV_CTL_C_PORT_ADD, false},
+	{"port del", HV_CTL_C_PORT_DEL, false},
+	{"port list", HV_CTL_C_PORT_LIST, false},
+	{"port show", HV_CTL_C_PORT_SHOW, false},
+	{"port set", HV_CTL_C_PORT_SET, true},
+	{NULL, 0, false},
+};
 
 /* Print a port object: settings, then counters and queues when present. */
 static void
@@ -119,7 +77,8 @@ print_port(const cJSON *port)
 			if (d == NULL)
 				continue;
 			row[0] = hvctl_cell(cJSON_GetObjectItemCaseSensitive(q, "qp"), buf[0], 64);
-			row[1] = hvctl_cell(cJSON_GetObjectItemCaseSensitive(q, "pmd"), buf[1], 64);
+			row[1] = hvctl_cell(cJSON_GetObjectItemCaseSensitive(q, HV_CTL_KEY(PMD)), buf[1],
+					    64);
 			row[2] = dirs[i];
 			for (k = 0; k < nkeys; k++)
 				row[3 + k] = hvctl_cell(cJSON_GetObjectItemCaseSensitive(d, keys[k]),
@@ -132,109 +91,17 @@ print_port(const cJSON *port)
 	hvctl_table_free(t);
 }
 
+/* Send the verb's command from its argv; print the port it returns (or nothing). */
 static int
-port_add(struct hvctl *h, int argc, char **argv)
+port_request(struct hvctl *h, const struct hvctl_api_verb *v, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"type", required_argument, NULL, 't'},
-		{"socket", required_argument, NULL, 's'},
-		{"mode", required_argument, NULL, 'm'},
-		{"queues", required_argument, NULL, 'q'},
-		{"vlan", required_argument, NULL, 'v'},
-		{"devargs", required_argument, NULL, 'd'},
-		{"trunk", no_argument, NULL, 'T'},
-		{"pmd", required_argument, NULL, 'p'},
-		{"features", required_argument, NULL, 'f'},
-		{"rxmod", required_argument, NULL, 'r'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	const char *type = NULL, *sock = NULL, *mode = NULL, *devargs = NULL, *features = NULL;
-	const char *rxmod = NULL;
-	unsigned long long queues = 0, vlan = 0, pmd = 0;
-	bool has_queues = false, has_vlan = false, trunk = false, has_pmd = false;
 	cJSON *args, *res;
-	int c;
+	int rc;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, ":t:s:m:q:v:d:Tp:f:r:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'T':
-			trunk = true;
-			break;
-		case 'f':
-			features = optarg;
-			break;
-		case 'r':
-			rxmod = optarg;
-			break;
-		case 'p':
-			if (hvctl_parse_uint(optarg, 0, 65535, &pmd) < 0)
-				return hvctl_usage_err("port", "port add: --pmd: '%s' is not a "
-						       "number", optarg);
-			has_pmd = true;
-			break;
-		case 't':
-			type = optarg;
-			break;
-		case 's':
-			sock = optarg;
-			break;
-		case 'm':
-			mode = optarg;
-			break;
-		case 'd':
-			devargs = optarg;
-			break;
-		case 'q':
-			if (hvctl_parse_uint(optarg, 1, 65535, &queues) < 0)
-				return hvctl_usage_err("port", "port add: --queues: '%s' is not a "
-						       "number 1..65535", optarg);
-			has_queues = true;
-			break;
-		case 'v':
-			if (hvctl_parse_uint(optarg, 0, 4095, &vlan) < 0)
-				return hvctl_usage_err("port", "port add: --vlan: '%s' is not a "
-						       "VLAN id 0..4095", optarg);
-			has_vlan = true;
-			break;
-		case 'h':
-			fputs(port_usage, stdout);
-			return 0;
-		default:
-			return hvctl_opt_err("port", c, argv);
-		}
-	}
-	if (optind >= argc)
-		return hvctl_usage_err("port", "port add: missing NAME");
-	if (optind + 1 < argc)
-		return hvctl_usage_err("port", "port add: unexpected argument '%s'",
-				       argv[optind + 1]);
-	if (type == NULL)
-		return hvctl_usage_err("port", "port add: missing --type (vhost-user or ethdev)");
-
-	args = cJSON_CreateObject();
-	cJSON_AddStringToObject(args, "name", argv[optind]);
-	cJSON_AddStringToObject(args, "type", type);
-	if (sock != NULL)
-		cJSON_AddStringToObject(args, "socket", sock);
-	if (mode != NULL)
-		cJSON_AddStringToObject(args, "mode", mode);
-	if (devargs != NULL)
-		cJSON_AddStringToObject(args, "devargs", devargs);
-	if (has_queues)
-		cJSON_AddNumberToObject(args, "queues", (double)queues);
-	if (has_vlan)
-		cJSON_AddNumberToObject(args, "vlan", (double)vlan);
-	if (trunk)
-		cJSON_AddBoolToObject(args, "trunk", true);
-	if (has_pmd)
-		cJSON_AddNumberToObject(args, "pmd", (double)pmd);
-	if (features != NULL)
-		cJSON_AddStringToObject(args, "features", features);
-	if (rxmod != NULL)
-		cJSON_AddStringToObject(args, "rxmod", rxmod);
-	if (hvctl_call(h, "port.add", args, &res) < 0)
+	rc = hvctl_api_args("port", v, argc, argv, &args);
+	if (rc >= 0)
+		return rc;
+	if (hvctl_call(h, hv_ctl_api_cmd(v->id)->name, args, &res) < 0)
 		return 1;
 	if (h->json)
 		hvctl_print_json(stdout, res);
@@ -244,43 +111,28 @@ port_add(struct hvctl *h, int argc, char **argv)
 	return 0;
 }
 
-/* port del|show NAME: one request with {"name": NAME}. */
 static int
-port_named(struct hvctl *h, const char *what, const char *cmd, int argc, char **argv)
+port_add(struct hvctl *h, int argc, char **argv)
 {
-	cJSON *args, *res;
-	int rc;
-
-	rc = only_help("port", argc, argv);
-	if (rc >= 0)
-		return rc;
-	if (optind >= argc)
-		return hvctl_usage_err("port", "port %s: missing NAME", what);
-	if (optind + 1 < argc)
-		return hvctl_usage_err("port", "port %s: unexpected argument '%s'", what,
-				       argv[optind + 1]);
-	args = cJSON_CreateObject();
-	cJSON_AddStringToObject(args, "name", argv[optind]);
-	if (hvctl_call(h, cmd, args, &res) < 0)
-		return 1;
-	if (h->json)
-		hvctl_print_json(stdout, res);
-	else if (cJSON_IsObject(res))
-		print_port(res);
-	cJSON_Delete(res);
-	return 0;
+	return port_request(h, &hvctl_port_api[0], argc, argv);
 }
 
 static int
 port_del(struct hvctl *h, int argc, char **argv)
 {
-	return port_named(h, "del", "port.del", argc, argv);
+	return port_request(h, &hvctl_port_api[1], argc, argv);
 }
 
 static int
 port_show(struct hvctl *h, int argc, char **argv)
 {
-	return port_named(h, "show", "port.show", argc, argv);
+	return port_request(h, &hvctl_port_api[3], argc, argv);
+}
+
+static int
+port_set(struct hvctl *h, int argc, char **argv)
+{
+	return port_request(h, &hvctl_port_api[4], argc, argv);
 }
 
 static int
@@ -291,18 +143,17 @@ port_list(struct hvctl *h, int argc, char **argv)
 		{"QUEUES", HVCTL_RIGHT}, {"VLAN", HVCTL_RIGHT}, {"PMD", HVCTL_LEFT},
 		{"SOCKET/DEVARGS", HVCTL_LEFT},
 	};
+	const char *keys[] = {HV_CTL_KEY(NAME), HV_CTL_KEY(TYPE), "state", HV_CTL_KEY(QUEUES),
+			      HV_CTL_KEY(VLAN), HV_CTL_KEY(PMD)};
 	struct hvctl_table *t;
-	cJSON *res;
+	cJSON *args, *res;
 	const cJSON *p;
 	int rc;
 
-	rc = only_help("port", argc, argv);
+	rc = hvctl_api_args("port", &hvctl_port_api[2], argc, argv, &args);
 	if (rc >= 0)
 		return rc;
-	if (optind < argc)
-		return hvctl_usage_err("port", "port list: unexpected argument '%s'",
-				       argv[optind]);
-	if (hvctl_call(h, "port.list", NULL, &res) < 0)
+	if (hvctl_call(h, HV_CTL_CMD(PORT_LIST), args, &res) < 0)
 		return 1;
 	if (h->json) {
 		hvctl_print_json(stdout, res);
@@ -311,8 +162,7 @@ port_list(struct hvctl *h, int argc, char **argv)
 	}
 	t = hvctl_table_new(cols, 7);
 	cJSON_ArrayForEach(p, res) {
-		static const char *const keys[] = {"name", "type", "state", "queues", "vlan", "pmd"};
-		const cJSON *where = cJSON_GetObjectItemCaseSensitive(p, "socket");
+		const cJSON *where = cJSON_GetObjectItemCaseSensitive(p, HV_CTL_KEY(SOCKET));
 		char buf[7][512];
 		const char *row[7];
 		unsigned int i;
@@ -324,7 +174,7 @@ port_list(struct hvctl *h, int argc, char **argv)
 		if (strcmp(row[4], "0") == 0)
 			row[4] = "-";
 		if (where == NULL || cJSON_IsNull(where))
-			where = cJSON_GetObjectItemCaseSensitive(p, "devargs");
+			where = cJSON_GetObjectItemCaseSensitive(p, HV_CTL_KEY(DEVARGS));
 		row[6] = hvctl_cell(where, buf[6], sizeof(buf[6]));
 		if (t != NULL)
 			hvctl_table_add(t, row);
@@ -332,54 +182,6 @@ port_list(struct hvctl *h, int argc, char **argv)
 	if (t != NULL)
 		hvctl_table_print(t, stdout);
 	hvctl_table_free(t);
-	cJSON_Delete(res);
-	return 0;
-}
-
-static int
-port_set(struct hvctl *h, int argc, char **argv)
-{
-	cJSON *args, *res;
-	int rc, i;
-
-	rc = only_help("port", argc, argv);
-	if (rc >= 0)
-		return rc;
-	if (optind >= argc)
-		return hvctl_usage_err("port", "port set: missing NAME");
-	if (optind + 1 >= argc)
-		return hvctl_usage_err("port", "port set: missing KEY=VALUE");
-	args = cJSON_CreateObject();
-	cJSON_AddStringToObject(args, "name", argv[optind]);
-	for (i = optind + 1; i < argc; i++) {
-		char *eq = strchr(argv[i], '=');
-		char key[128];
-		size_t klen;
-
-		klen = eq != NULL ? (size_t)(eq - argv[i]) : 0;
-		if (klen == 0 || klen >= sizeof(key) || eq[1] == '\0') {
-			cJSON_Delete(args);
-			return hvctl_usage_err("port", "port set: '%s' is not KEY=VALUE", argv[i]);
-		}
-		memcpy(key, argv[i], klen);
-		key[klen] = '\0';
-		if (strcmp(key, "name") == 0 || cJSON_HasObjectItem(args, key)) {
-			cJSON_Delete(args);
-			return hvctl_usage_err("port", "port set: '%s' given twice", key);
-		}
-		if (hvctl_is_integer(eq + 1))
-			cJSON_AddNumberToObject(args, key, strtod(eq + 1, NULL));
-		else if (strcmp(eq + 1, "true") == 0 || strcmp(eq + 1, "false") == 0)
-			cJSON_AddBoolToObject(args, key, eq[1] == 't');
-		else
-			cJSON_AddStringToObject(args, key, eq + 1);
-	}
-	if (hvctl_call(h, "port.set", args, &res) < 0)
-		return 1;
-	if (h->json)
-		hvctl_print_json(stdout, res);
-	else if (cJSON_IsObject(res))
-		print_port(res);
 	cJSON_Delete(res);
 	return 0;
 }
@@ -395,6 +197,14 @@ hvctl_cmd_port(struct hvctl *h, int argc, char **argv)
 		{"set", port_set, "change a port's settings"},
 		{NULL, NULL, NULL},
 	};
+	char *usage = hvctl_api_group_usage(hvctl_port_api, NULL);
+	int rc;
 
-	return hvctl_dispatch(h, "port", verbs, port_usage, argc, argv);
+	if (usage == NULL) {
+		hvctl_err("out of memory");
+		return 1;
+	}
+	rc = hvctl_dispatch(h, "port", verbs, usage, argc, argv);
+	free(usage);
+	return rc;
 }

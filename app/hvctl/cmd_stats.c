@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hv_ctl_api.h"
 #include "hvctl.h"
 
 static const char stats_usage[] =
@@ -88,7 +89,7 @@ print_counters(const cJSON *res)
 	if (t == NULL)
 		return;
 	cJSON_ArrayForEach(p, ports) {
-		row[0] = hvctl_cell(cJSON_GetObjectItemCaseSensitive(p, "name"), buf[0], 64);
+		row[0] = hvctl_cell(cJSON_GetObjectItemCaseSensitive(p, HV_CTL_KEY(NAME)), buf[0], 64);
 		for (i = 0; i < NKEYS; i++) {
 			const cJSON *v = cJSON_GetObjectItemCaseSensitive(p, port_keys[i]);
 
@@ -155,15 +156,15 @@ rates(const cJSON *prev, const cJSON *cur, double dt)
 
 	cJSON_AddNumberToObject(out, "interval_s", round(dt * 1000) / 1000);
 	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(cur, "ports")) {
-		const cJSON *name = cJSON_GetObjectItemCaseSensitive(p, "name");
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(p, HV_CTL_KEY(NAME));
 		cJSON *o;
 
-		q = find_named(cJSON_GetObjectItemCaseSensitive(prev, "ports"), "name", p);
+		q = find_named(cJSON_GetObjectItemCaseSensitive(prev, "ports"), HV_CTL_KEY(NAME), p);
 		if (q == NULL)
 			continue; /* new port: rates from the next sample on */
 		o = cJSON_CreateObject();
 		cJSON_AddItemToArray(ports, o);
-		cJSON_AddItemToObject(o, "name", cJSON_Duplicate(name, true));
+		cJSON_AddItemToObject(o, HV_CTL_KEY(NAME), cJSON_Duplicate(name, true));
 		for (i = 0; i < NKEYS; i++) {
 			double d = delta(p, q, port_keys[i]) / dt;
 
@@ -223,7 +224,7 @@ print_rates(const cJSON *r)
 	if (t == NULL)
 		return;
 	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(r, "ports")) {
-		row[0] = hvctl_cell(cJSON_GetObjectItemCaseSensitive(p, "name"), buf[0], 64);
+		row[0] = hvctl_cell(cJSON_GetObjectItemCaseSensitive(p, HV_CTL_KEY(NAME)), buf[0], 64);
 		for (i = 0; i < NKEYS; i++) {
 			total[i] += hvctl_num(p, keys[i]);
 			row[i + 1] = hvctl_si(hvctl_num(p, keys[i]), buf[i + 1], 64);
@@ -263,7 +264,7 @@ stats_args(const char *port)
 	if (port == NULL)
 		return NULL;
 	args = cJSON_CreateObject();
-	cJSON_AddStringToObject(args, "port", port);
+	cJSON_AddStringToObject(args, HV_CTL_KEY(PORT), port);
 	return args;
 }
 
@@ -294,7 +295,7 @@ watch(struct hvctl *h, const char *port, double interval, unsigned long long cou
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	if (hvctl_call(h, "stats", stats_args(port), &prev) < 0)
+	if (hvctl_call(h, HV_CTL_CMD(STATS), stats_args(port), &prev) < 0)
 		return 1;
 	t_prev = now_s();
 	next = t_prev;
@@ -303,7 +304,7 @@ watch(struct hvctl *h, const char *port, double interval, unsigned long long cou
 		sleep_until(next);
 		if (stop)
 			break;
-		if (hvctl_call(h, "stats", stats_args(port), &cur) < 0)
+		if (hvctl_call(h, HV_CTL_CMD(STATS), stats_args(port), &cur) < 0)
 			goto out;
 		t_cur = now_s();
 		r = rates(prev, cur, t_cur - t_prev > 1e-6 ? t_cur - t_prev : 1e-6);
@@ -399,7 +400,7 @@ hvctl_cmd_stats(struct hvctl *h, int argc, char **argv)
 	if (watching)
 		return watch(h, port, interval, count);
 
-	if (hvctl_call(h, "stats", stats_args(port), &res) < 0)
+	if (hvctl_call(h, HV_CTL_CMD(STATS), stats_args(port), &res) < 0)
 		return 1;
 	if (h->json)
 		hvctl_print_json(stdout, res);

@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <string.h>
 
+#include "hv_ctl_api.h"
 #include "hvctl.h"
 
 static const char version_usage[] =
@@ -35,7 +36,7 @@ hvctl_cmd_version(struct hvctl *h, int argc, char **argv)
 
 	if (!h->json)
 		printf("hvctl %s\n", HV_VERSION);
-	if (hvctl_call(h, "version", NULL, &res) < 0)
+	if (hvctl_call(h, HV_CTL_CMD(VERSION), NULL, &res) < 0)
 		return 1;
 	if (h->json) {
 		out = cJSON_CreateObject();

@@ -26,6 +26,53 @@ struct hvctl_verb {
 	const char *summary; /**< one line for the verb list */
 };
 
+/**
+ * A verb that sends one command of the API table (lib/ctl/hv_ctl_api.h);
+ * its options, positional words and help come from the table.
+ */
+struct hvctl_api_verb {
+	const char *words;  /**< "port add"; NULL ends a list */
+	int id;             /**< enum hv_ctl_cmd_id */
+	bool kv;            /**< arguments as KEY=VALUE words ("port set"), not --KEY VALUE */
+};
+
+/**
+ * Parse a verb's argv (argv[0] its name) into the command's args: --KEY
+ * VALUE options (a boolean: --KEY or --KEY=false), the positional words in
+ * order, KEY=VALUE words when v->kv; then validate them as the daemon does.
+ *
+ * @param group for usage errors ("port")
+ * @param out   the args object on success (caller sends or frees it)
+ * @return -1 to go on (*out set), else the exit code (help printed: 0;
+ *         error printed: 1)
+ */
+int hvctl_api_args(const char *group, const struct hvctl_api_verb *v, int argc, char **argv,
+		   cJSON **out);
+
+/** Print a verb's help (usage line, the command's help, each argument) from the table. */
+void hvctl_api_help(FILE *out, const struct hvctl_api_verb *v);
+
+/**
+ * A group's usage text: a usage line per verb, extra (more usage lines, may
+ * be NULL), then a line per verb with its help. malloc'ed; NULL if out of memory.
+ */
+char *hvctl_api_group_usage(const struct hvctl_api_verb *verbs, const char *extra);
+
+/** The table-driven verbs of each group (NULL-words terminated). */
+extern const struct hvctl_api_verb hvctl_port_api[];
+extern const struct hvctl_api_verb hvctl_fdb_api[];
+extern const struct hvctl_api_verb hvctl_config_api[];
+
+/**
+ * Shell completion (bash: `complete -C hvctl hvctl`): print the candidates
+ * for the word under the cursor of line (up to point), one per line: verbs,
+ * sub-verbs, a command's options or KEY= words and the words a key takes,
+ * all from the API table.
+ *
+ * @param verbs the top-level verbs, NULL-name terminated
+ */
+void hvctl_complete(const struct hvctl_verb *verbs, const char *line, size_t point);
+
 /** Verb groups (cmd_*.c). */
 int hvctl_cmd_version(struct hvctl *h, int argc, char **argv);
 int hvctl_cmd_port(struct hvctl *h, int argc, char **argv);
@@ -67,14 +114,12 @@ int hvctl_dispatch(struct hvctl *h, const char *group, const struct hvctl_verb *
 		   const char *usage, int argc, char **argv);
 
 /**
- * Parse a decimal unsigned integer in min..max (the whole string).
+ * Parse a decimal unsigned integer in min..max (the whole string) with the
+ * control library's one parser, hv_ctl_parse_uint().
  * @return 0, or -1 (nothing printed)
  */
 int hvctl_parse_uint(const char *s, unsigned long long min, unsigned long long max,
 		     unsigned long long *out);
-
-/** Whether s is an optional '-' followed by decimal digits only. */
-bool hvctl_is_integer(const char *s);
 
 /** Print a JSON value pretty-printed, with a newline. */
 void hvctl_print_json(FILE *out, const cJSON *v);

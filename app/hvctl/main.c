@@ -69,6 +69,12 @@ main(int argc, char **argv)
 	const struct hvctl_verb *v;
 	int c, rc;
 
+	/* bash's `complete -C hvctl hvctl` runs us with the line being typed */
+	if (getenv("COMP_LINE") != NULL && getenv("COMP_POINT") != NULL) {
+		hvctl_complete(verbs, getenv("COMP_LINE"),
+			       strtoul(getenv("COMP_POINT"), NULL, 10));
+		return 0;
+	}
 	if (h.socket == NULL || h.socket[0] == '\0')
 		h.socket = HV_CTL_SOCK_PATH;
 	opterr = 0;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hv_ctl.h"
+#include "hv_ctl_api.h"
 #include "hvctl.h"
 
 void
@@ -97,30 +98,12 @@ int
 hvctl_parse_uint(const char *s, unsigned long long min, unsigned long long max,
 		 unsigned long long *out)
 {
-	unsigned long long v;
-	char *end;
+	uint64_t v;
 
-	if (s == NULL || *s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v < min || v > max)
+	if (hv_ctl_parse_uint(s, min, max, &v) != 0)
 		return -1;
 	*out = v;
 	return 0;
-}
-
-bool
-hvctl_is_integer(const char *s)
-{
-	if (*s == '-')
-		s++;
-	if (*s == '\0' || strlen(s) > 15)
-		return false;
-	for (; *s != '\0'; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
 }
 
 void

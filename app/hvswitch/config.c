@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,107 +17,91 @@
 #include <rte_common.h>
 
 #include "hv_ctl.h"
+#include "hv_ctl_api.h"
 #include "hv_log.h"
 #include "sw.h"
 
 #define CONFIG_MAX (1 << 20)
 
-static const char *const port_keys[] = {"name", "type", "socket", "mode", "queues", "vlan",
-					"trunk", "devargs", "pmd", "features", "rxmod", NULL};
-
 int
-sw_port_conf_from_json(const cJSON *j, const char *cmd, struct sw_port_conf *c, char *err,
-		       size_t errlen)
+sw_port_conf_from_vals(const struct hv_ctl_vals *v, const char *cmd, struct sw_port_conf *c,
+		       char *err, size_t errlen)
 {
-	const char *name = NULL, *type = "vhost-user", *sock = NULL, *mode = NULL, *dev = NULL;
-	const char *feat = NULL;
-	uint64_t queues = 1, vlan = 0, pmd = 0;
-	bool trunk = false;
-	int has_pmd;
+	const struct hv_ctl_val *sock = &v->v[HV_CTL_K_SOCKET], *mode = &v->v[HV_CTL_K_MODE];
+	const struct hv_ctl_val *dev = &v->v[HV_CTL_K_DEVARGS], *feat = &v->v[HV_CTL_K_FEATURES];
+	const struct hv_ctl_val *pmd = &v->v[HV_CTL_K_PMD], *rxmod = &v->v[HV_CTL_K_RXMOD];
+	bool trunk = v->v[HV_CTL_K_TRUNK].b;
+	uint64_t vlan = v->v[HV_CTL_K_VLAN].u;
 
+	/* types and ranges were checked against the table (hv_ctl_api_parse()) */
 	memset(c, 0, sizeof(*c));
-	if (hv_ctl_args_check(j, cmd, port_keys, err, errlen) != 0 ||
-	    hv_ctl_arg_str(j, cmd, "name", true, SW_NAME_MAX - 1, &name, err, errlen) < 0 ||
-	    hv_ctl_arg_str(j, cmd, "type", false, 16, &type, err, errlen) < 0 ||
-	    hv_ctl_arg_str(j, cmd, "socket", false, sizeof(c->socket) - 1, &sock, err, errlen) < 0 ||
-	    hv_ctl_arg_str(j, cmd, "mode", false, 8, &mode, err, errlen) < 0 ||
-	    hv_ctl_arg_str(j, cmd, "devargs", false, sizeof(c->devargs) - 1, &dev, err, errlen) < 0 ||
-	    hv_ctl_arg_uint(j, cmd, "queues", false, 1, SW_MAX_QUEUES, &queues, err, errlen) < 0 ||
-	    hv_ctl_arg_uint(j, cmd, "vlan", false, 0, SW_VLAN_MAX, &vlan, err, errlen) < 0 ||
-	    hv_ctl_arg_bool(j, cmd, "trunk", false, &trunk, err, errlen) < 0 ||
-	    hv_ctl_arg_str(j, cmd, "features", false, 255, &feat, err, errlen) < 0 ||
-	    (has_pmd = hv_ctl_arg_uint(j, cmd, "pmd", false, 0, SW_MAX_PMDS - 1, &pmd, err,
-				       errlen)) < 0)
-		return -1;
-	snprintf(c->name, sizeof(c->name), "%s", name);
-	if (strcmp(type, "vhost-user") == 0) {
-		c->type = SW_PORT_VHOST;
-	} else if (strcmp(type, "ethdev") == 0) {
-		c->type = SW_PORT_ETHDEV;
-	} else {
-		snprintf(err, errlen, "%s: 'type' must be vhost-user or ethdev", cmd);
+	snprintf(c->name, sizeof(c->name), "%s", v->v[HV_CTL_K_NAME].s);
+	c->type = v->v[HV_CTL_K_TYPE].set && v->v[HV_CTL_K_TYPE].u == HV_CTL_TYPE_ETHDEV ?
+			  SW_PORT_ETHDEV : SW_PORT_VHOST;
+	if (c->type == SW_PORT_ETHDEV && (sock->set || mode->set)) {
+		snprintf(err, errlen, "%s: '%s' and '%s' are for vhost-user ports", cmd,
+			 HV_CTL_KEY(SOCKET), HV_CTL_KEY(MODE));
 		return -1;
 	}
-	if (mode != NULL && strcmp(mode, "server") != 0 && strcmp(mode, "client") != 0) {
-		snprintf(err, errlen, "%s: 'mode' must be server or client", cmd);
-		return -1;
-	}
-	if (c->type == SW_PORT_ETHDEV && (sock != NULL || mode != NULL)) {
-		snprintf(err, errlen, "%s: 'socket' and 'mode' are for vhost-user ports", cmd);
-		return -1;
-	}
-	if (feat != NULL && (c->type != SW_PORT_VHOST ||
-			     sw_vhost_features_parse(feat, cmd, &c->features, err, errlen) != 0)) {
+	if (feat->set && (c->type != SW_PORT_VHOST ||
+			  sw_vhost_features_parse(feat->s, cmd, &c->features, err, errlen) != 0)) {
 		if (c->type != SW_PORT_VHOST)
-			snprintf(err, errlen, "%s: 'features' is for vhost-user ports", cmd);
+			snprintf(err, errlen, "%s: '%s' is for vhost-user ports", cmd,
+				 HV_CTL_KEY(FEATURES));
 		return -1;
 	}
-	if (c->type == SW_PORT_VHOST && dev != NULL) {
-		snprintf(err, errlen, "%s: 'devargs' is for ethdev ports", cmd);
+	if (c->type == SW_PORT_VHOST && dev->set) {
+		snprintf(err, errlen, "%s: '%s' is for ethdev ports", cmd, HV_CTL_KEY(DEVARGS));
 		return -1;
 	}
 	if (trunk && vlan != 0) {
-		snprintf(err, errlen, "%s: a trunk carries every VLAN: no 'vlan' with it", cmd);
+		snprintf(err, errlen, "%s: a trunk carries every VLAN: no '%s' with it", cmd,
+			 HV_CTL_KEY(VLAN));
 		return -1;
 	}
-	c->client = mode != NULL && strcmp(mode, "client") == 0;
-	if (sock != NULL)
-		snprintf(c->socket, sizeof(c->socket), "%s", sock);
-	if (dev != NULL)
-		snprintf(c->devargs, sizeof(c->devargs), "%s", dev);
-	c->queues = (uint16_t)queues;
+	c->client = mode->set && mode->u == HV_CTL_MODE_CLIENT;
+	if (sock->set)
+		snprintf(c->socket, sizeof(c->socket), "%s", sock->s);
+	if (dev->set)
+		snprintf(c->devargs, sizeof(c->devargs), "%s", dev->s);
+	c->queues = v->v[HV_CTL_K_QUEUES].set ? (uint16_t)v->v[HV_CTL_K_QUEUES].u : 1;
 	c->vlan = (uint16_t)vlan;
 	c->trunk = trunk;
-	c->pmd = has_pmd == 1 ? (int)pmd : -1;
-	if (cJSON_GetObjectItemCaseSensitive(j, "rxmod") != NULL && c->type != SW_PORT_VHOST) {
-		snprintf(err, errlen, "%s: 'rxmod' is for vhost-user ports", cmd);
+	c->pmd = pmd->set && pmd->u != HV_CTL_AUTO ? (int)pmd->u : -1;
+	if (rxmod->set && c->type != SW_PORT_VHOST) {
+		snprintf(err, errlen, "%s: '%s' is for vhost-user ports", cmd, HV_CTL_KEY(RXMOD));
 		return -1;
 	}
-	if (sw_rxmod_arg(j, cmd, c->queues, c->rxmod, err, errlen) < 0)
+	if (sw_rxmod_arg(rxmod, c->queues, c->rxmod, err, errlen) < 0)
 		return -1;
 	return 0;
 }
 
 int
-sw_rxmod_arg(const cJSON *j, const char *cmd, uint16_t queues, char *spec, char *err,
-	     size_t errlen)
+sw_port_conf_from_json(const cJSON *j, const char *cmd, struct sw_port_conf *c, char *err,
+		       size_t errlen)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "rxmod");
+	struct hv_ctl_vals v;
+
+	/* a config file's port is port.add's arguments, checked by the same table */
+	if (hv_ctl_api_parse(hv_ctl_api_cmd(HV_CTL_C_PORT_ADD), cmd, j, &v, err, errlen) != 0)
+		return -1;
+	return sw_port_conf_from_vals(&v, cmd, c, err, errlen);
+}
+
+int
+sw_rxmod_arg(const struct hv_ctl_val *v, uint16_t queues, char *spec, char *err, size_t errlen)
+{
 	uint32_t win[SW_MAX_QUEUES];
 	char buf[SW_RXMOD_SPEC_MAX];
 
-	if (v == NULL)
+	if (!v->set)
 		return 0;
-	if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= HV_RXMOD_MAX_US &&
-	    v->valuedouble == (double)(uint32_t)v->valuedouble) {
-		snprintf(buf, sizeof(buf), "%u", (uint32_t)v->valuedouble);
-	} else if (cJSON_IsString(v) && strlen(v->valuestring) < sizeof(buf)) {
-		snprintf(buf, sizeof(buf), "%s", v->valuestring);
-	} else {
-		snprintf(err, errlen, "%s: 'rxmod' must be microseconds 0..%d, 'adaptive', or such "
-			 "a list with per-queue Q:VALUE", cmd, HV_RXMOD_MAX_US);
-		return -1;
-	}
+	/* a number or a string of the table's length: it fits */
+	if (v->s != NULL)
+		snprintf(buf, sizeof(buf), "%s", v->s);
+	else
+		snprintf(buf, sizeof(buf), "%" PRIu64, v->u);
 	if (sw_rxmod_spec_parse(buf, queues, win, err, errlen) != 0)
 		return -1;
 	memcpy(spec, buf, sizeof(buf));
@@ -128,29 +113,33 @@ sw_port_conf_to_json(const struct sw_port_conf *c)
 {
 	cJSON *o = cJSON_CreateObject();
 
-	cJSON_AddStringToObject(o, "name", c->name);
+	cJSON_AddStringToObject(o, HV_CTL_KEY(NAME), c->name);
 	if (c->type == SW_PORT_VHOST) {
-		cJSON_AddStringToObject(o, "type", "vhost-user");
-		cJSON_AddStringToObject(o, "socket", c->socket);
-		cJSON_AddStringToObject(o, "mode", c->client ? "client" : "server");
+		cJSON_AddStringToObject(o, HV_CTL_KEY(TYPE),
+					hv_ctl_api_word(HV_CTL_K_TYPE, HV_CTL_TYPE_VHOST));
+		cJSON_AddStringToObject(o, HV_CTL_KEY(SOCKET), c->socket);
+		cJSON_AddStringToObject(o, HV_CTL_KEY(MODE),
+					hv_ctl_api_word(HV_CTL_K_MODE, c->client ? HV_CTL_MODE_CLIENT :
+										   HV_CTL_MODE_SERVER));
 		if (c->features != 0) {
 			char f[256];
 
 			sw_vhost_features_format(c->features, f, sizeof(f));
-			cJSON_AddStringToObject(o, "features", f);
+			cJSON_AddStringToObject(o, HV_CTL_KEY(FEATURES), f);
 		}
 		if (c->rxmod[0] != '\0')
-			cJSON_AddStringToObject(o, "rxmod", c->rxmod);
+			cJSON_AddStringToObject(o, HV_CTL_KEY(RXMOD), c->rxmod);
 	} else {
-		cJSON_AddStringToObject(o, "type", "ethdev");
-		cJSON_AddStringToObject(o, "devargs", c->devargs);
+		cJSON_AddStringToObject(o, HV_CTL_KEY(TYPE),
+					hv_ctl_api_word(HV_CTL_K_TYPE, HV_CTL_TYPE_ETHDEV));
+		cJSON_AddStringToObject(o, HV_CTL_KEY(DEVARGS), c->devargs);
 	}
-	cJSON_AddNumberToObject(o, "queues", c->queues);
-	cJSON_AddNumberToObject(o, "vlan", c->vlan);
+	cJSON_AddNumberToObject(o, HV_CTL_KEY(QUEUES), c->queues);
+	cJSON_AddNumberToObject(o, HV_CTL_KEY(VLAN), c->vlan);
 	if (c->trunk)
-		cJSON_AddBoolToObject(o, "trunk", true);
+		cJSON_AddBoolToObject(o, HV_CTL_KEY(TRUNK), true);
 	if (c->pmd >= 0)
-		cJSON_AddNumberToObject(o, "pmd", c->pmd);
+		cJSON_AddNumberToObject(o, HV_CTL_KEY(PMD), c->pmd);
 	return o;
 }
 
@@ -182,23 +171,19 @@ read_file(const char *path, size_t *len, char *err, size_t errlen)
 static int
 settings_from_json(const cJSON *s, char *err, size_t errlen)
 {
-	static const char *const keys[] = {"fdb_age_s", "mac_limit", "fdb_capacity", NULL};
-	uint64_t age = sw.settings.fdb_age_s, limit = sw.settings.mac_limit;
-	uint64_t cap = sw.settings.fdb_capacity;
+	const struct hv_ctl_cmd_def *def = hv_ctl_api_settings();
+	struct hv_ctl_vals v;
 
 	if (s == NULL)
 		return 0;
-	if (hv_ctl_args_check(s, "config settings", keys, err, errlen) != 0 ||
-	    hv_ctl_arg_uint(s, "config settings", "fdb_age_s", false, 1, 86400 * 7, &age, err,
-			    errlen) < 0 ||
-	    hv_ctl_arg_uint(s, "config settings", "mac_limit", false, 0, 1u << 24, &limit, err,
-			    errlen) < 0 ||
-	    hv_ctl_arg_uint(s, "config settings", "fdb_capacity", false, 1024, 1u << 24, &cap, err,
-			    errlen) < 0)
+	if (hv_ctl_api_parse(def, def->name, s, &v, err, errlen) != 0)
 		return -1;
-	sw.settings.fdb_age_s = (uint32_t)age;
-	sw.settings.mac_limit = (uint32_t)limit;
-	sw.settings.fdb_capacity = (uint32_t)cap;
+	if (v.v[HV_CTL_K_FDB_AGE_S].set)
+		sw.settings.fdb_age_s = (uint32_t)v.v[HV_CTL_K_FDB_AGE_S].u;
+	if (v.v[HV_CTL_K_MAC_LIMIT].set)
+		sw.settings.mac_limit = (uint32_t)v.v[HV_CTL_K_MAC_LIMIT].u;
+	if (v.v[HV_CTL_K_FDB_CAPACITY].set)
+		sw.settings.fdb_capacity = (uint32_t)v.v[HV_CTL_K_FDB_CAPACITY].u;
 	return 0;
 }
 
@@ -350,9 +335,9 @@ sw_config_save(char *err, size_t errlen)
 	size_t len;
 
 	s = cJSON_AddObjectToObject(root, "settings");
-	cJSON_AddNumberToObject(s, "fdb_age_s", sw.settings.fdb_age_s);
-	cJSON_AddNumberToObject(s, "mac_limit", sw.settings.mac_limit);
-	cJSON_AddNumberToObject(s, "fdb_capacity", sw.settings.fdb_capacity);
+	cJSON_AddNumberToObject(s, HV_CTL_KEY(FDB_AGE_S), sw.settings.fdb_age_s);
+	cJSON_AddNumberToObject(s, HV_CTL_KEY(MAC_LIMIT), sw.settings.mac_limit);
+	cJSON_AddNumberToObject(s, HV_CTL_KEY(FDB_CAPACITY), sw.settings.fdb_capacity);
 	list = cJSON_AddArrayToObject(root, "ports");
 	for (uint16_t i = 0; i < SW_MAX_PORTS; i++)
 		if (sw.ports[i] != NULL && !sw.ports[i]->ephemeral)

@@ -13,18 +13,23 @@
 
 #include "ctl_policy.h"
 #include "hv_ctl.h"
+#include "hv_ctl_api.h"
 #include "sw.h"
 
-#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+/* The table's limits are the switch's. */
+_Static_assert(HV_CTL_MAX_QUEUES == SW_MAX_QUEUES, "hv_ctl_api.h: queues");
+_Static_assert(HV_CTL_MAX_PMDS == SW_MAX_PMDS, "hv_ctl_api.h: PMDs");
+_Static_assert(HV_CTL_VLAN_MAX == SW_VLAN_MAX, "hv_ctl_api.h: VLAN");
+_Static_assert(HV_CTL_NAME_MAX == SW_NAME_MAX - 1, "hv_ctl_api.h: names");
+_Static_assert(HV_CTL_RXMOD_MAX_US == HV_RXMOD_MAX_US, "hv_ctl_api.h: rxmod");
 
-static const char *const no_args[] = {NULL};
+/* Arguments reach the handlers validated (hv_ctl_server_use_api()). */
+#define VAL(k) (&hv_ctl_current_vals()->v[HV_CTL_K_##k])
 
 static int
 cmd_version(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen)
 {
-	RTE_SET_USED(ctx);
-	if (hv_ctl_args_check(args, "version", no_args, err, errlen) != 0)
-		return -1;
+	RTE_SET_USED(ctx), RTE_SET_USED(args), RTE_SET_USED(err), RTE_SET_USED(errlen);
 	*result = cJSON_CreateObject();
 	cJSON_AddStringToObject(*result, "version", HV_VERSION);
 	cJSON_AddStringToObject(*result, "dpdk", rte_version());
@@ -41,43 +46,33 @@ cmd_port_add(void *ctx, const cJSON *args, cJSON **result, char *err, size_t err
 	/* what reaches the host (files, interfaces, sockets) is root's */
 	if (!sw_ctl_port_add_allowed(args, hv_ctl_current_peer()->role, sw.run_dir, err,
 				     errlen) ||
-	    sw_port_conf_from_json(args, "port.add", &c, err, errlen) != 0 ||
+	    sw_port_conf_from_vals(hv_ctl_current_vals(), HV_CTL_CMD(PORT_ADD), &c, err,
+				   errlen) != 0 ||
 	    sw_port_add(&c, false, err, errlen) != 0)
 		return -1;
 	if (sw_config_save(serr, sizeof(serr)) != 0) {
 		char derr[64];
 
 		sw_port_del(c.name, derr, sizeof(derr));
-		snprintf(err, errlen, "port.add: not added: %s", serr);
+		snprintf(err, errlen, "%s: not added: %s", HV_CTL_CMD(PORT_ADD), serr);
 		return -1;
 	}
 	*result = sw_port_json(sw_port_find(c.name), false);
 	return 0;
 }
 
-/* Whether args[key] is the string @word. */
-static bool
-is_word(const cJSON *args, const char *key, const char *word)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
-
-	return cJSON_IsString(v) && strcmp(v->valuestring, word) == 0;
-}
-
+/* The port named by the validated "name" (or, when !required, "port"), or NULL. */
 static struct sw_port *
-port_arg(const cJSON *args, const char *cmd, bool required, char *err, size_t errlen)
+port_arg(const char *cmd, bool required, char *err, size_t errlen)
 {
-	const char *name = NULL;
+	const struct hv_ctl_val *v = required ? VAL(NAME) : VAL(PORT);
 	struct sw_port *p;
 
-	if (hv_ctl_arg_str(args, cmd, required ? "name" : "port", required, SW_NAME_MAX, &name,
-			   err, errlen) < 0)
+	if (!v->set)
 		return NULL;
-	if (name == NULL)
-		return NULL;
-	p = sw_port_find(name);
+	p = sw_port_find(v->s);
 	if (p == NULL)
-		snprintf(err, errlen, "%s: no port %s", cmd, name);
+		snprintf(err, errlen, "%s: no port %s", cmd, v->s);
 	return p;
 }
 
@@ -87,10 +82,8 @@ cmd_port_del(void *ctx, const cJSON *args, cJSON **result, char *err, size_t err
 	struct sw_port *p;
 	struct sw_port_conf saved;
 
-	RTE_SET_USED(ctx), RTE_SET_USED(result);
-	if (hv_ctl_args_check(args, "port.del", ARGS("name"), err, errlen) != 0)
-		return -1;
-	p = port_arg(args, "port.del", true, err, errlen);
+	RTE_SET_USED(ctx), RTE_SET_USED(args), RTE_SET_USED(result);
+	p = port_arg(HV_CTL_CMD(PORT_DEL), true, err, errlen);
 	if (p == NULL)
 		return -1;
 	saved = p->conf;
@@ -107,9 +100,7 @@ cmd_port_del(void *ctx, const cJSON *args, cJSON **result, char *err, size_t err
 static int
 cmd_port_list(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen)
 {
-	RTE_SET_USED(ctx);
-	if (hv_ctl_args_check(args, "port.list", no_args, err, errlen) != 0)
-		return -1;
+	RTE_SET_USED(ctx), RTE_SET_USED(args), RTE_SET_USED(err), RTE_SET_USED(errlen);
 	*result = cJSON_CreateArray();
 	for (uint16_t i = 0; i < SW_MAX_PORTS; i++)
 		if (sw.ports[i] != NULL)
@@ -122,10 +113,8 @@ cmd_port_show(void *ctx, const cJSON *args, cJSON **result, char *err, size_t er
 {
 	struct sw_port *p;
 
-	RTE_SET_USED(ctx);
-	if (hv_ctl_args_check(args, "port.show", ARGS("name"), err, errlen) != 0)
-		return -1;
-	p = port_arg(args, "port.show", true, err, errlen);
+	RTE_SET_USED(ctx), RTE_SET_USED(args);
+	p = port_arg(HV_CTL_CMD(PORT_SHOW), true, err, errlen);
 	if (p == NULL)
 		return -1;
 	hv_fdb_apply(sw.fdb); /* what was learned up to now counts */
@@ -136,55 +125,40 @@ cmd_port_show(void *ctx, const cJSON *args, cJSON **result, char *err, size_t er
 static int
 cmd_port_set(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen)
 {
+	const char *cmd = HV_CTL_CMD(PORT_SET);
+	const struct hv_ctl_val *vlan = VAL(VLAN), *trunk_v = VAL(TRUNK), *pmd = VAL(PMD);
 	struct sw_port *p;
-	uint64_t vlan, pmd;
 	bool trunk;
-	int has_vlan, has_trunk, has_pmd, has_rxmod;
+	uint16_t new_vlan;
+	int has_rxmod;
 	char rxmod[SW_RXMOD_SPEC_MAX];
 	struct sw_port_conf before;
 
-	RTE_SET_USED(ctx);
-	if (hv_ctl_args_check(args, "port.set", ARGS("name", "vlan", "trunk", "pmd", "rxmod"), err,
-			      errlen) != 0)
-		return -1;
-	p = port_arg(args, "port.set", true, err, errlen);
+	RTE_SET_USED(ctx), RTE_SET_USED(args);
+	p = port_arg(cmd, true, err, errlen);
 	if (p == NULL)
 		return -1;
-	/* all arguments checked before anything changes; vlan=none and pmd=auto are words */
-	if (is_word(args, "vlan", "none")) {
-		has_vlan = 1;
-		vlan = 0;
-	} else if ((has_vlan = hv_ctl_arg_uint(args, "port.set", "vlan", false, 0, SW_VLAN_MAX,
-					       &vlan, err, errlen)) < 0) {
+	/* all arguments checked before anything changes (types and ranges: the table) */
+	new_vlan = vlan->set ? (uint16_t)vlan->u : p->conf.vlan;
+	if (trunk_v->set)
+		trunk = trunk_v->b;
+	else
+		trunk = vlan->set && new_vlan != 0 ? false : p->conf.trunk;
+	if (trunk && new_vlan != 0) {
+		snprintf(err, errlen, "%s: a trunk carries every VLAN: no '%s' with it", cmd,
+			 HV_CTL_KEY(VLAN));
 		return -1;
 	}
-	if (is_word(args, "pmd", "auto")) {
-		has_pmd = 2;
-	} else if ((has_pmd = hv_ctl_arg_uint(args, "port.set", "pmd", false, 0,
-					      SW_MAX_PMDS - 1, &pmd, err, errlen)) < 0) {
+	if (pmd->set && pmd->u != HV_CTL_AUTO && pmd->u >= sw.n_pmds) {
+		snprintf(err, errlen, "%s: '%s' must be 0..%u: this switch runs %u PMD%s", cmd,
+			 HV_CTL_KEY(PMD), sw.n_pmds - 1, sw.n_pmds, sw.n_pmds == 1 ? "" : "s");
 		return -1;
 	}
-	has_trunk = hv_ctl_arg_bool(args, "port.set", "trunk", false, &trunk, err, errlen);
-	if (has_trunk < 0)
-		return -1;
-	if (has_vlan != 1)
-		vlan = p->conf.vlan;
-	if (has_trunk != 1)
-		trunk = has_vlan == 1 && vlan != 0 ? false : p->conf.trunk;
-	if (trunk && vlan != 0) {
-		snprintf(err, errlen, "port.set: a trunk carries every VLAN: no 'vlan' with it");
+	if (VAL(RXMOD)->set && p->conf.type != SW_PORT_VHOST) {
+		snprintf(err, errlen, "%s: '%s' is for vhost-user ports", cmd, HV_CTL_KEY(RXMOD));
 		return -1;
 	}
-	if (has_pmd == 1 && pmd >= sw.n_pmds) {
-		snprintf(err, errlen, "port.set: 'pmd' must be 0..%u", sw.n_pmds - 1);
-		return -1;
-	}
-	if (cJSON_GetObjectItemCaseSensitive(args, "rxmod") != NULL &&
-	    p->conf.type != SW_PORT_VHOST) {
-		snprintf(err, errlen, "port.set: 'rxmod' is for vhost-user ports");
-		return -1;
-	}
-	has_rxmod = sw_rxmod_arg(args, "port.set", p->conf.queues, rxmod, err, errlen);
+	has_rxmod = sw_rxmod_arg(VAL(RXMOD), p->conf.queues, rxmod, err, errlen);
 	if (has_rxmod < 0)
 		return -1;
 	before = p->conf;
@@ -192,10 +166,11 @@ cmd_port_set(void *ctx, const cJSON *args, cJSON **result, char *err, size_t err
 		memcpy(p->conf.rxmod, rxmod, sizeof(rxmod));
 		sw_rxmod_apply(p);
 	}
-	if ((has_vlan == 1 || has_trunk == 1) &&
-	    sw_port_set_vlan(p, (uint16_t)vlan, trunk, err, errlen) != 0)
+	if ((vlan->set || trunk_v->set) &&
+	    sw_port_set_vlan(p, new_vlan, trunk, err, errlen) != 0)
 		return -1;
-	if (has_pmd != 0 && sw_port_set_pmd(p, has_pmd == 2 ? -1 : (int)pmd, err, errlen) != 0)
+	if (pmd->set &&
+	    sw_port_set_pmd(p, pmd->u == HV_CTL_AUTO ? -1 : (int)pmd->u, err, errlen) != 0)
 		return -1;
 	if (sw_config_save(err, errlen) != 0) {
 		char uerr[64];
@@ -228,8 +203,9 @@ fdb_entry_json(const struct hv_fdb_entry *e, void *arg)
 	rte_ether_format_addr(mac, sizeof(mac), &e->key.mac);
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "mac", mac);
-	cJSON_AddNumberToObject(o, "vlan", e->key.vlan);
-	cJSON_AddStringToObject(o, "port", sw.ports[e->port] ? sw.ports[e->port]->conf.name : "?");
+	cJSON_AddNumberToObject(o, HV_CTL_KEY(VLAN), e->key.vlan);
+	cJSON_AddStringToObject(o, HV_CTL_KEY(PORT),
+				sw.ports[e->port] ? sw.ports[e->port]->conf.name : "?");
 	cJSON_AddNumberToObject(o, "age_s",
 				(double)(w->now_ms > e->last_seen_ms ? w->now_ms - e->last_seen_ms : 0) /
 					1000.0);
@@ -243,11 +219,9 @@ cmd_fdb_show(void *ctx, const cJSON *args, cJSON **result, char *err, size_t err
 	struct fdb_walk w = {.port = HV_FDB_PORT_NONE, .now_ms = sw_now_ms()};
 	struct sw_port *p;
 
-	RTE_SET_USED(ctx);
-	if (hv_ctl_args_check(args, "fdb.show", ARGS("port"), err, errlen) != 0)
-		return -1;
+	RTE_SET_USED(ctx), RTE_SET_USED(args);
 	err[0] = '\0';
-	p = port_arg(args, "fdb.show", false, err, errlen);
+	p = port_arg(HV_CTL_CMD(FDB_SHOW), false, err, errlen);
 	if (p == NULL && err[0] != '\0')
 		return -1;
 	if (p != NULL)
@@ -265,11 +239,9 @@ cmd_fdb_flush(void *ctx, const cJSON *args, cJSON **result, char *err, size_t er
 	struct sw_port *p;
 	unsigned int n;
 
-	RTE_SET_USED(ctx);
-	if (hv_ctl_args_check(args, "fdb.flush", ARGS("port"), err, errlen) != 0)
-		return -1;
+	RTE_SET_USED(ctx), RTE_SET_USED(args);
 	err[0] = '\0';
-	p = port_arg(args, "fdb.flush", false, err, errlen);
+	p = port_arg(HV_CTL_CMD(FDB_FLUSH), false, err, errlen);
 	if (p == NULL && err[0] != '\0')
 		return -1;
 	hv_fdb_apply(sw.fdb);
@@ -295,7 +267,7 @@ port_stats_json(const struct sw_port *p)
 	for (int d = 0; d < SW_DROP__MAX; d++)
 		if (d != SW_DROP_TX_FULL) /* the driver counted those */
 			drops += t.drops[d];
-	cJSON_AddStringToObject(o, "name", p->conf.name);
+	cJSON_AddStringToObject(o, HV_CTL_KEY(NAME), p->conf.name);
 	cJSON_AddNumberToObject(o, "rx_packets", (double)t.rx_packets);
 	cJSON_AddNumberToObject(o, "rx_bytes", (double)t.rx_bytes);
 	cJSON_AddNumberToObject(o, "tx_packets", (double)t.tx_packets);
@@ -313,11 +285,9 @@ cmd_stats(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen
 	struct sw_port *p;
 	cJSON *ports, *pmds, *fdb;
 
-	RTE_SET_USED(ctx);
-	if (hv_ctl_args_check(args, "stats", ARGS("port"), err, errlen) != 0)
-		return -1;
+	RTE_SET_USED(ctx), RTE_SET_USED(args);
 	err[0] = '\0';
-	p = port_arg(args, "stats", false, err, errlen);
+	p = port_arg(HV_CTL_CMD(STATS), false, err, errlen);
 	if (p == NULL && err[0] != '\0')
 		return -1;
 	hv_fdb_apply(sw.fdb);
@@ -331,7 +301,7 @@ cmd_stats(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen
 		const struct sw_pmd *d = &sw.pmds[i];
 		cJSON *o = cJSON_CreateObject();
 
-		cJSON_AddNumberToObject(o, "pmd", i);
+		cJSON_AddNumberToObject(o, HV_CTL_KEY(PMD), i);
 		cJSON_AddNumberToObject(o, "lcore", d->lcore);
 		cJSON_AddNumberToObject(o, "busy_cycles", (double)d->busy_cycles);
 		cJSON_AddNumberToObject(o, "total_cycles", (double)d->total_cycles);
@@ -355,9 +325,8 @@ cmd_stats(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen
 static int
 cmd_config_save(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen)
 {
-	RTE_SET_USED(ctx);
-	if (hv_ctl_args_check(args, "config.save", no_args, err, errlen) != 0 ||
-	    sw_config_save(err, errlen) != 0)
+	RTE_SET_USED(ctx), RTE_SET_USED(args);
+	if (sw_config_save(err, errlen) != 0)
 		return -1;
 	*result = cJSON_CreateObject();
 	cJSON_AddStringToObject(*result, "path", sw.config_path);
@@ -386,23 +355,22 @@ LOCKED(cmd_fdb_flush)
 LOCKED(cmd_stats)
 LOCKED(cmd_config_save)
 
-/* Reads for the --group, changes for the --admin-group (port.add further
- * confined by sw_ctl_port_add_allowed()), everything for root. */
-static const struct hv_ctl_cmd commands[] = {
-	{"version", cmd_version_locked, "versions of hvswitch and DPDK", HV_CTL_READ},
-	{"port.add", cmd_port_add_locked, "add a port: name, type, socket, mode, queues, vlan, "
-					  "trunk, devargs, pmd", HV_CTL_WRITE},
-	{"port.del", cmd_port_del_locked, "remove a port: name", HV_CTL_WRITE},
-	{"port.list", cmd_port_list_locked, "every port", HV_CTL_READ},
-	{"port.show", cmd_port_show_locked, "one port with its counters: name", HV_CTL_READ},
-	{"port.set", cmd_port_set_locked, "change a port: name, vlan, trunk, pmd, rxmod",
-	 HV_CTL_WRITE},
-	{"fdb.show", cmd_fdb_show_locked, "learned MAC addresses: [port]", HV_CTL_READ},
-	{"fdb.flush", cmd_fdb_flush_locked, "forget learned MAC addresses: [port]", HV_CTL_WRITE},
-	{"stats", cmd_stats_locked, "counters of ports, PMDs and the FDB: [port]", HV_CTL_READ},
-	{"config.save", cmd_config_save_locked, "write the config file", HV_CTL_WRITE},
-	{NULL, NULL, NULL, 0},
+/* Who may run what: the API table (reads for the --group, changes for the
+ * --admin-group, port.add further confined by sw_ctl_port_add_allowed()). */
+static const hv_ctl_handler_t handlers[HV_CTL_C__MAX] = {
+	[HV_CTL_C_VERSION] = cmd_version_locked,
+	[HV_CTL_C_PORT_ADD] = cmd_port_add_locked,
+	[HV_CTL_C_PORT_DEL] = cmd_port_del_locked,
+	[HV_CTL_C_PORT_LIST] = cmd_port_list_locked,
+	[HV_CTL_C_PORT_SHOW] = cmd_port_show_locked,
+	[HV_CTL_C_PORT_SET] = cmd_port_set_locked,
+	[HV_CTL_C_FDB_SHOW] = cmd_fdb_show_locked,
+	[HV_CTL_C_FDB_FLUSH] = cmd_fdb_flush_locked,
+	[HV_CTL_C_STATS] = cmd_stats_locked,
+	[HV_CTL_C_CONFIG_SAVE] = cmd_config_save_locked,
 };
+
+static struct hv_ctl_cmd commands[HV_CTL_C__MAX + 1];
 
 gid_t sw_ctl_admin_group = HV_CTL_NO_GROUP;
 
@@ -412,8 +380,15 @@ sw_ctl_start(char *err, size_t errlen)
 	char path[sizeof(sw.run_dir) + 16];
 	struct hv_ctl_server *s;
 
+	for (unsigned int i = 0; i < HV_CTL_C__MAX; i++) {
+		const struct hv_ctl_cmd_def *d = hv_ctl_api_cmd(i);
+
+		commands[i] = (struct hv_ctl_cmd){d->name, handlers[i], d->help, d->access};
+	}
 	snprintf(path, sizeof(path), "%s/" HV_CTL_SOCK_NAME, sw.run_dir);
 	s = hv_ctl_server_create(path, sw.ctl_group, commands, NULL, err, errlen);
+	if (s != NULL)
+		hv_ctl_server_use_api(s);
 	if (s != NULL && hv_ctl_server_set_admin_group(s, sw_ctl_admin_group, err, errlen) != 0) {
 		hv_ctl_server_destroy(s);
 		return NULL;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ctl_policy.h"
+#include "hv_ctl_api.h"
 
 #define VALUE_MAX 64
 
@@ -118,22 +119,24 @@ sw_ctl_port_add_allowed(const cJSON *args, enum hv_ctl_role role, const char *ru
 
 	if (role == HV_CTL_ROLE_ROOT || !cJSON_IsObject(args))
 		return true; /* not an object: port.add refuses it anyway */
-	type = cJSON_GetObjectItemCaseSensitive(args, "type");
-	if (!cJSON_IsString(type) || strcmp(type->valuestring, "vhost-user") == 0) {
-		v = cJSON_GetObjectItemCaseSensitive(args, "socket");
+	type = cJSON_GetObjectItemCaseSensitive(args, HV_CTL_KEY(TYPE));
+	if (!cJSON_IsString(type) ||
+	    strcmp(type->valuestring, hv_ctl_api_word(HV_CTL_K_TYPE, HV_CTL_TYPE_VHOST)) == 0) {
+		v = cJSON_GetObjectItemCaseSensitive(args, HV_CTL_KEY(SOCKET));
 		/* no socket: RUN_DIR/NAME.sock, NAME checked by port.add */
 		if (!cJSON_IsString(v) || socket_ok(v->valuestring, run_dir))
 			return true;
 		snprintf(err, errlen,
-			 "port.add: a vhost-user socket outside %s is root's: the admin group "
-			 "may use %s/NAME.sock (NAME of [A-Za-z0-9._-])", run_dir, run_dir);
+			 "%s: a vhost-user socket outside %s is root's: the admin group "
+			 "may use %s/NAME.sock (NAME of [A-Za-z0-9._-])", HV_CTL_CMD(PORT_ADD),
+			 run_dir, run_dir);
 		return false;
 	}
-	if (strcmp(type->valuestring, "ethdev") != 0)
+	if (strcmp(type->valuestring, hv_ctl_api_word(HV_CTL_K_TYPE, HV_CTL_TYPE_ETHDEV)) != 0)
 		return true; /* port.add refuses the type */
-	v = cJSON_GetObjectItemCaseSensitive(args, "devargs");
+	v = cJSON_GetObjectItemCaseSensitive(args, HV_CTL_KEY(DEVARGS));
 	if (!cJSON_IsString(v) || devargs_ok(v->valuestring))
 		return true;
-	snprintf(err, errlen, "port.add: devargs refused: " DEVARGS_HELP);
+	snprintf(err, errlen, "%s: devargs refused: " DEVARGS_HELP, HV_CTL_CMD(PORT_ADD));
 	return false;
 }

@@ -24,6 +24,7 @@
 
 #include "ctl_policy.h"
 #include "hv_ctl.h"
+#include "hv_ctl_api.h"
 #include "hv_log.h"
 #include "sw.h"
 
@@ -80,20 +81,15 @@ usage(FILE *out)
 		"plane, every other lcore is a PMD. Pass --no-pci unless NICs are wanted.\n");
 }
 
+/* The control API's one integer parser, with the option's name in the error. */
 static int
 parse_uint(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno != 0 || *end != '\0' || s[0] == '-' || v < min || v > max) {
+	if (hv_ctl_parse_uint(s, min, max, out) != 0) {
 		fprintf(stderr, "hvswitch: %s must be an integer %" PRIu64 "..%" PRIu64 "\n", opt,
 			min, max);
 		return -1;
 	}
-	*out = v;
 	return 0;
 }
 
@@ -118,12 +114,13 @@ parse_cli_port(struct options *o, char *arg)
 	}
 	snprintf(c->socket, sizeof(c->socket), "%s", path);
 	while ((tok = strtok_r(NULL, ",", &save)) != NULL) {
+		size_t ql = strlen(HV_CTL_KEY(QUEUES)); /* queues=N, as in port.add */
 		uint64_t q;
 
 		if (strcmp(tok, "client") == 0) {
 			c->client = true;
-		} else if (strncmp(tok, "queues=", 7) == 0) {
-			if (parse_uint("queues", tok + 7, 1, SW_MAX_QUEUES, &q) != 0)
+		} else if (strncmp(tok, HV_CTL_KEY(QUEUES), ql) == 0 && tok[ql] == '=') {
+			if (parse_uint(HV_CTL_KEY(QUEUES), tok + ql + 1, 1, SW_MAX_QUEUES, &q) != 0)
 				return -1;
 			c->queues = (uint16_t)q;
 		} else {

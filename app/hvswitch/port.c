@@ -5,6 +5,7 @@
 
 #include <rte_malloc.h>
 
+#include "hv_ctl_api.h"
 #include "hv_log.h"
 #include "sw.h"
 
@@ -286,7 +287,7 @@ queues_json(const struct sw_port *p)
 					pmd = (int)i;
 		}
 		cJSON_AddNumberToObject(o, "qp", q);
-		cJSON_AddNumberToObject(o, "pmd", pmd);
+		cJSON_AddNumberToObject(o, HV_CTL_KEY(PMD), pmd);
 		if (pmd >= 0)
 			cJSON_AddNumberToObject(o, "lcore", sw.pmds[pmd].lcore);
 		cJSON_AddItemToArray(arr, o);

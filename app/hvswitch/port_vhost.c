@@ -320,7 +320,8 @@ vhost_sleep_adopt(struct sw_port *p, uint16_t q)
 static int
 vhost_type_init(void)
 {
-	return hv_vhost_init();
+	/* the daemon has no handlers of its own for the driver's signals */
+	return hv_vhost_init(HV_VHOST_INIT_SIGNALS);
 }
 
 static const struct sw_port_ctl_ops vhost_ctl_ops = {

@@ -109,11 +109,17 @@ int sw_config_read(struct sw_port_conf **ports, unsigned int *n, char *err, size
 /* Add the configured ports; those that fail stay listed in error. */
 void sw_config_add_ports(const struct sw_port_conf *ports, unsigned int n);
 int sw_config_save(char *err, size_t errlen);
+struct hv_ctl_vals;
+struct hv_ctl_val;
+/* A port from port.add's arguments (a config file's port object), checked by the API table. */
 int sw_port_conf_from_json(const cJSON *j, const char *cmd, struct sw_port_conf *conf,
 			   char *err, size_t errlen);
+/* The same from arguments hv_ctl_api_parse() already checked. */
+int sw_port_conf_from_vals(const struct hv_ctl_vals *v, const char *cmd,
+			   struct sw_port_conf *conf, char *err, size_t errlen);
 cJSON *sw_port_conf_to_json(const struct sw_port_conf *conf);
 /* The "rxmod" argument (number or string), checked, into @spec: 1 if given, 0 if not, -1. */
-int sw_rxmod_arg(const cJSON *j, const char *cmd, uint16_t queues, char *spec, char *err,
+int sw_rxmod_arg(const struct hv_ctl_val *v, uint16_t queues, char *spec, char *err,
 		 size_t errlen);
 
 /* ---- control socket (ctl.c) and telemetry (telemetry.c) ---- */

@@ -13,8 +13,13 @@
 #ifndef HV_VHOST_H
 #define HV_VHOST_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include <linux/virtio_config.h>
+#include <linux/virtio_net.h>
+#include <linux/virtio_ring.h>
 
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
@@ -41,19 +46,19 @@ enum hv_vhost_dir {
 /** Longest frame accepted from a guest (a 64 KiB TSO send plus L2 headers). */
 #define HV_VHOST_MAX_PKT_LEN (65535 + 18)
 
-/** Virtio feature bits a port can offer. */
-#define HV_VHOST_F_CSUM (UINT64_C(1) << 0)
-#define HV_VHOST_F_GUEST_CSUM (UINT64_C(1) << 1)
-#define HV_VHOST_F_GUEST_TSO4 (UINT64_C(1) << 7)
-#define HV_VHOST_F_GUEST_TSO6 (UINT64_C(1) << 8)
-#define HV_VHOST_F_HOST_TSO4 (UINT64_C(1) << 11)
-#define HV_VHOST_F_HOST_TSO6 (UINT64_C(1) << 12)
-#define HV_VHOST_F_MRG_RXBUF (UINT64_C(1) << 15)
-#define HV_VHOST_F_MQ (UINT64_C(1) << 22)
-#define HV_VHOST_F_INDIRECT_DESC (UINT64_C(1) << 28)
-#define HV_VHOST_F_EVENT_IDX (UINT64_C(1) << 29)
-#define HV_VHOST_F_VERSION_1 (UINT64_C(1) << 32)
-#define HV_VHOST_F_IN_ORDER (UINT64_C(1) << 35)
+/** Virtio feature bits a port can offer (bit numbers: the kernel's UAPI). */
+#define HV_VHOST_F_CSUM (UINT64_C(1) << VIRTIO_NET_F_CSUM)
+#define HV_VHOST_F_GUEST_CSUM (UINT64_C(1) << VIRTIO_NET_F_GUEST_CSUM)
+#define HV_VHOST_F_GUEST_TSO4 (UINT64_C(1) << VIRTIO_NET_F_GUEST_TSO4)
+#define HV_VHOST_F_GUEST_TSO6 (UINT64_C(1) << VIRTIO_NET_F_GUEST_TSO6)
+#define HV_VHOST_F_HOST_TSO4 (UINT64_C(1) << VIRTIO_NET_F_HOST_TSO4)
+#define HV_VHOST_F_HOST_TSO6 (UINT64_C(1) << VIRTIO_NET_F_HOST_TSO6)
+#define HV_VHOST_F_MRG_RXBUF (UINT64_C(1) << VIRTIO_NET_F_MRG_RXBUF)
+#define HV_VHOST_F_MQ (UINT64_C(1) << VIRTIO_NET_F_MQ)
+#define HV_VHOST_F_INDIRECT_DESC (UINT64_C(1) << VIRTIO_RING_F_INDIRECT_DESC)
+#define HV_VHOST_F_EVENT_IDX (UINT64_C(1) << VIRTIO_RING_F_EVENT_IDX)
+#define HV_VHOST_F_VERSION_1 (UINT64_C(1) << VIRTIO_F_VERSION_1)
+#define HV_VHOST_F_IN_ORDER (UINT64_C(1) << VIRTIO_F_IN_ORDER)
 
 /** Every feature bit the driver can negotiate. */
 #define HV_VHOST_FEATURES_SUPPORTED                                           \
@@ -189,12 +194,59 @@ int hv_vhost_mem_stats(const struct hv_vhost_port *port, struct hv_vhost_mem_sta
 uint64_t hv_vhost_fds_leaked(void);
 
 /**
- * Start the control thread. Call once, after rte_eal_init(). Installs a
- * handler for SIGURG that does nothing: the control thread sends it to a
- * thread stuck in a call eventfd write that the frontend made block.
- * @return 0, or a negative errno.
+ * @name Signals (flags of hv_vhost_init())
+ *
+ * The driver installs no signal handler unless the application asks for it.
+ * Two signals matter to it:
+ *
+ * - SIGBUS: a frontend may shrink the file behind guest memory after the
+ *   driver mapped it (a memfd without F_SEAL_SHRINK, a hugetlbfs file); the
+ *   next access by the data path or the control thread raises SIGBUS. With
+ *   HV_VHOST_INIT_SIGBUS_GUARD the driver's handler puts zeroed memory in
+ *   place of the lost region (the access completes, the ring stops) and drops
+ *   that frontend; any other SIGBUS goes to the handler installed before
+ *   hv_vhost_init(), or the default action. Without it, such a frontend
+ *   kills the process.
+ * - HV_VHOST_CALL_SIGNAL (SIGURG): a frontend can make the data path's write
+ *   to a call eventfd block (a counter kept near its maximum). The control
+ *   thread then sends this signal to the blocked thread so that the write
+ *   fails with EINTR and the ring is stopped. HV_VHOST_INIT_CALL_SIGNAL
+ *   installs a handler that does nothing, without SA_RESTART. Without a
+ *   handler, SIGURG is ignored, the signal does not interrupt the write, and
+ *   a hostile frontend can hang the polling thread and every port on it.
+ *
+ * An application that owns its signals passes neither flag and chains:
+ * its SIGBUS handler (SA_SIGINFO) calls hv_vhost_sigbus_recover() first and
+ * returns when that returns true; its HV_VHOST_CALL_SIGNAL handler must be
+ * installed without SA_RESTART and must not be SIG_IGN or SIG_DFL (it may do
+ * anything else, including nothing).
+ * @{
  */
-int hv_vhost_init(void);
+/** Install the driver's SIGBUS handler (see above). */
+#define HV_VHOST_INIT_SIGBUS_GUARD (1u << 0)
+/** Install the driver's handler of HV_VHOST_CALL_SIGNAL (see above). */
+#define HV_VHOST_INIT_CALL_SIGNAL (1u << 1)
+/** Both: what an application that leaves these signals to the driver passes. */
+#define HV_VHOST_INIT_SIGNALS (HV_VHOST_INIT_SIGBUS_GUARD | HV_VHOST_INIT_CALL_SIGNAL)
+/** The signal that cuts short a blocked callfd write. */
+#define HV_VHOST_CALL_SIGNAL SIGURG
+/** @} */
+
+/**
+ * For an application's own SIGBUS handler (async-signal-safe): when @p si is
+ * a fault in guest memory mapped by this driver, replace the lost region
+ * with zeroed memory, flag its port for disconnection and return true (the
+ * faulting access can be retried: return from the handler). False: not ours.
+ */
+bool hv_vhost_sigbus_recover(const siginfo_t *si);
+
+/**
+ * Start the control thread. Call once, from one thread, after rte_eal_init().
+ * @param flags 0, or HV_VHOST_INIT_* signal flags: which process-wide signal
+ *        handlers the driver installs (see "Signals" above).
+ * @return 0, or a negative errno (-EINVAL: unknown flag; -EALREADY).
+ */
+int hv_vhost_init(unsigned int flags);
 
 /** Stop the control thread. Every port must have been destroyed. */
 void hv_vhost_fini(void);

@@ -468,10 +468,12 @@ ctl_wake(void)
 }
 
 int
-hv_vhost_init(void)
+hv_vhost_init(unsigned int flags)
 {
-	int rc;
+	int rc = 0;
 
+	if (flags & ~HV_VHOST_INIT_SIGNALS)
+		return -EINVAL;
 	if (ctl.running)
 		return -EALREADY;
 	/* the offload metadata of frames is lib/offload's dynfield */
@@ -480,8 +482,10 @@ hv_vhost_init(void)
 		return rc;
 	hv_vhost_vnet_hdr_offset = hv_offload_hdr_offset;
 	hv_vhost_vnet_hdr_flag = hv_offload_hdr_flag;
-	rc = vhost_call_signal_setup();
-	if (rc == 0)
+	/* signals are the application's unless it hands them over */
+	if (flags & HV_VHOST_INIT_CALL_SIGNAL)
+		rc = vhost_call_signal_setup();
+	if (rc == 0 && (flags & HV_VHOST_INIT_SIGBUS_GUARD))
 		rc = vhost_guard_setup();
 	if (rc != 0)
 		return rc;

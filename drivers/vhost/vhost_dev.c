@@ -305,8 +305,8 @@ vhost_dev_set_features(struct hv_vhost_port *port, uint64_t features)
 {
 	port->features = features;
 	port->hdr_size = (features & (HV_VHOST_F_VERSION_1 | HV_VHOST_F_MRG_RXBUF)) ?
-				 sizeof(struct virtio_net_hdr) :
-				 sizeof(struct virtio_net_hdr) - sizeof(uint16_t);
+				 sizeof(struct virtio_net_hdr_v1) :
+				 sizeof(struct virtio_net_hdr);
 	port->mrg_rxbuf = !!(features & HV_VHOST_F_MRG_RXBUF);
 	port->event_idx = !!(features & HV_VHOST_F_EVENT_IDX);
 	port->indirect = !!(features & HV_VHOST_F_INDIRECT_DESC);

@@ -7,7 +7,9 @@
  * anonymous memory in its place (the access completes on zeros, so the data
  * path sees an empty or broken ring and stops it) and flags the port, whose
  * frontend the control thread then drops. A SIGBUS anywhere else is the
- * switch's own and goes to the handler there was before.
+ * switch's own and goes to the handler there was before. The handler is
+ * installed only on the application's request (hv_vhost_init()); an
+ * application with its own calls hv_vhost_sigbus_recover().
  */
 #include <errno.h>
 #include <signal.h>
@@ -118,8 +120,8 @@ replace_with_zeros(uintptr_t base, size_t len)
 	return ok;
 }
 
-static void
-sigbus_handler(int sig, siginfo_t *si, void *ctx)
+bool
+hv_vhost_sigbus_recover(const siginfo_t *si)
 {
 	uintptr_t a = (uintptr_t)si->si_addr;
 	uint32_t used = __atomic_load_n(&guards_used, __ATOMIC_ACQUIRE);
@@ -141,23 +143,32 @@ sigbus_handler(int sig, siginfo_t *si, void *ctx)
 			break;
 		__atomic_store_n(&vhost_mem_lost[g->slot], true, __ATOMIC_RELEASE);
 		errno = saved;
-		return;
+		return true;
 	}
 	errno = saved;
-	sigbus_pass_on(sig, si, ctx);
+	return false;
+}
+
+static void
+sigbus_handler(int sig, siginfo_t *si, void *ctx)
+{
+	if (!hv_vhost_sigbus_recover(si))
+		sigbus_pass_on(sig, si, ctx);
 }
 
 int
 vhost_guard_setup(void)
 {
-	static bool installed;
 	struct sigaction sa = {.sa_sigaction = sigbus_handler, .sa_flags = SA_SIGINFO};
+	struct sigaction cur;
 
-	if (installed)
-		return 0; /* sigbus_before must stay the handler before ours */
+	if (sigaction(SIGBUS, NULL, &cur) != 0)
+		return -errno;
+	/* already ours: sigbus_before must stay the handler before ours */
+	if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == sigbus_handler)
+		return 0;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGBUS, &sa, &sigbus_before) != 0)
 		return -errno;
-	installed = true;
 	return 0;
 }

@@ -12,21 +12,21 @@
 #include <sys/un.h>
 
 #include <rte_atomic.h>
+#include <rte_bitops.h>
 #include <rte_common.h>
 #include <rte_pause.h>
 
 #include "hv_log.h"
 #include "hv_vhost.h"
 #include "vhost_mem.h"
-#include "vhost_proto.h"
+#include "hv_vhost_user.h"
 
 /*
- * The signal that interrupts a callfd write the frontend made block: its
- * handler does nothing, so the write fails with EINTR. SIGURG, because
- * nothing else in a switch uses it (it is sent only for a socket's urgent
- * data to an owner set with F_SETOWN) and its default action is to ignore it.
+ * HV_VHOST_CALL_SIGNAL (hv_vhost.h) interrupts a callfd write the frontend
+ * made block: its handler does nothing, so the write fails with EINTR.
+ * SIGURG, because nothing else in a switch uses it (it is sent only for a
+ * socket's urgent data to an owner set with F_SETOWN).
  */
-#define HV_VHOST_CALL_SIGNAL SIGURG
 
 /*
  * How long a callfd write may take before the control side interrupts it.

@@ -10,7 +10,10 @@
 #include <rte_branch_prediction.h>
 
 #include "hv_vhost.h"
-#include "vhost_proto.h"
+#include "hv_vhost_user.h"
+
+/* Slots we accept with CONFIGURE_MEM_SLOTS (GET_MAX_MEM_SLOTS answers this). */
+#define HV_VHOST_MAX_MEM_SLOTS 32
 
 /*
  * Most bytes one port may ever map for its guest memory, summed over its
@@ -76,7 +79,10 @@ void hv_mem_clear(struct hv_mem *m);
  */
 int vhost_guard_add(const void *base, size_t len, uint32_t slot); /* 0 or -ENOSPC */
 void vhost_guard_del(const void *base);
-/* Install the SIGBUS handler (once; hv_vhost_init()). 0 or a negative errno. */
+/*
+ * Install the SIGBUS handler (once; hv_vhost_init() with
+ * HV_VHOST_INIT_SIGBUS_GUARD). 0 or a negative errno.
+ */
 int vhost_guard_setup(void);
 
 /*

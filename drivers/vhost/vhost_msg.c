@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * vhost-user message handlers, driven by the table in vhost_proto.h.
+ * vhost-user message handlers, driven by the table in hv_vhost_user.h.
  * Runs on the control thread (or a fuzz target), never on a PMD.
  */
 #include <errno.h>
@@ -14,8 +14,8 @@
 #include "vhost_internal.h"
 
 #define OFFERED_PROTOCOL_FEATURES                                          \
-	(BIT64(VHOST_USER_PROTOCOL_F_MQ) | BIT64(VHOST_USER_PROTOCOL_F_REPLY_ACK) | \
-	 BIT64(VHOST_USER_PROTOCOL_F_CONFIGURE_MEM_SLOTS))
+	(RTE_BIT64(VHOST_USER_PROTOCOL_F_MQ) | RTE_BIT64(VHOST_USER_PROTOCOL_F_REPLY_ACK) | \
+	 RTE_BIT64(VHOST_USER_PROTOCOL_F_CONFIGURE_MEM_SLOTS))
 
 /* What a handler works on: the message, its fds (take one by setting it to -1), the reply. */
 struct vhost_msg_ctx {
@@ -131,7 +131,7 @@ reply_u64(struct vhost_user_msg *reply, uint64_t v)
 static int
 vhost_msg_get_features(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 {
-	reply_u64(ctx->reply, port->offered_features | BIT64(VHOST_USER_F_PROTOCOL_FEATURES));
+	reply_u64(ctx->reply, port->offered_features | RTE_BIT64(VHOST_USER_F_PROTOCOL_FEATURES));
 	return 0;
 }
 
@@ -139,7 +139,7 @@ static int
 vhost_msg_set_features(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 {
 	uint64_t f = ctx->msg->payload.u64;
-	uint64_t allowed = port->offered_features | BIT64(VHOST_USER_F_PROTOCOL_FEATURES);
+	uint64_t allowed = port->offered_features | RTE_BIT64(VHOST_USER_F_PROTOCOL_FEATURES);
 
 	if (f & ~allowed) {
 		VHOST_LOG(ERR, port, "SET_FEATURES 0x%" PRIx64 " asks for 0x%" PRIx64
@@ -364,7 +364,7 @@ vhost_msg_set_vring_kick(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 	vr->kickfd = fd;
 	vr->started = true;
 	/* Without protocol features a ring is enabled as soon as it starts. */
-	if (!(port->features & BIT64(VHOST_USER_F_PROTOCOL_FEATURES)))
+	if (!(port->features & RTE_BIT64(VHOST_USER_F_PROTOCOL_FEATURES)))
 		vr->enabled = true;
 	vring_try_start(port, vr);
 	return 0;
@@ -521,7 +521,7 @@ vhost_msg_dispatch(struct hv_vhost_port *port, struct vhost_user_msg *msg, int *
 	uint32_t req = msg->hdr.request;
 	const struct vhost_msg_desc *d = NULL;
 	bool want_ack = (msg->hdr.flags & VHOST_USER_NEED_REPLY) &&
-			(port->protocol_features & BIT64(VHOST_USER_PROTOCOL_F_REPLY_ACK));
+			(port->protocol_features & RTE_BIT64(VHOST_USER_PROTOCOL_F_REPLY_ACK));
 	int rc = 0;
 
 	*reply_len = 0;

@@ -111,7 +111,7 @@ chain_read(const struct hv_chain *c, uint32_t off, void *dst, uint32_t len)
 
 /* Validate the guest's offload request against what was negotiated. */
 static bool
-tx_hdr_ok(const struct hv_vhost_port *port, const struct virtio_net_hdr *h, uint32_t pkt_len)
+tx_hdr_ok(const struct hv_vhost_port *port, const struct virtio_net_hdr_v1 *h, uint32_t pkt_len)
 {
 	uint8_t gso = h->gso_type & ~VIRTIO_NET_HDR_GSO_ECN;
 
@@ -208,7 +208,7 @@ chain_to_mbuf(struct hv_vhost_port *port, struct hv_vring *vr, const struct hv_c
  * header (lib/offload parses them) and the checksum field.
  */
 static inline uint32_t
-hdr_span(const struct virtio_net_hdr *h)
+hdr_span(const struct virtio_net_hdr_v1 *h)
 {
 	uint32_t span = 256;
 
@@ -228,7 +228,7 @@ dequeue_one(struct hv_vhost_port *port, struct hv_vring *vr, const struct hv_cha
 {
 	uint32_t room = rte_pktmbuf_tailroom(m);
 	bool borrow;
-	struct virtio_net_hdr h;
+	struct virtio_net_hdr_v1 h;
 	uint32_t pkt_len;
 	int rc;
 
@@ -487,7 +487,7 @@ chain_byte(const struct hv_chain *c, uint32_t off)
 
 /* The net header for @m; false when it carries an offload the guest did not agree to. */
 static inline bool
-rx_hdr_fill(const struct hv_vhost_port *port, struct rte_mbuf *m, struct virtio_net_hdr *h)
+rx_hdr_fill(const struct hv_vhost_port *port, struct rte_mbuf *m, struct virtio_net_hdr_v1 *h)
 {
 	const struct hv_offload_hdr *mh;
 	uint8_t gso;
@@ -527,16 +527,16 @@ rx_hdr_fill(const struct hv_vhost_port *port, struct rte_mbuf *m, struct virtio_
  * then reads a header it wrote itself, its own loss only.
  */
 static inline void
-hdr_store(uint8_t *dst, const struct virtio_net_hdr *h)
+hdr_store(uint8_t *dst, const struct virtio_net_hdr_v1 *h)
 {
 	/* a constant size: inline loads and stores, not libc calls */
-	if (memcmp(dst, h, offsetof(struct virtio_net_hdr, num_buffers)) != 0)
-		memcpy(dst, h, offsetof(struct virtio_net_hdr, num_buffers));
+	if (memcmp(dst, h, offsetof(struct virtio_net_hdr_v1, num_buffers)) != 0)
+		memcpy(dst, h, offsetof(struct virtio_net_hdr_v1, num_buffers));
 }
 
 /* hdr_store() with num_buffers, for a frame known to take one buffer. */
 static inline void
-hdr_store_whole(uint8_t *dst, const struct virtio_net_hdr *h)
+hdr_store_whole(uint8_t *dst, const struct virtio_net_hdr_v1 *h)
 {
 	if (memcmp(dst, h, sizeof(*h)) != 0)
 		memcpy(dst, h, sizeof(*h));
@@ -573,7 +573,7 @@ static int
 enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
 	    struct rx_pos *pos, struct hv_chain *chain)
 {
-	struct virtio_net_hdr h;
+	struct virtio_net_hdr_v1 h;
 	struct mbuf_cursor mc = {.seg = m, .off = 0};
 	uint32_t need = port->hdr_size + m->pkt_len;
 	uint16_t a = pos->avail, u = pos->used;
@@ -615,7 +615,7 @@ enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
 					hdr_store_whole(hdr, &h);
 				} else {
 					hdr_store(hdr, &h);
-					nb_lo = hdr + offsetof(struct virtio_net_hdr, num_buffers);
+					nb_lo = hdr + offsetof(struct virtio_net_hdr_v1, num_buffers);
 					nb_hi = nb_lo + 1;
 				}
 				w.off = port->hdr_size;
@@ -628,9 +628,9 @@ enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
 				writer_put(&w, (const uint8_t *)&h, port->hdr_size);
 				if (port->hdr_size == sizeof(h)) {
 					nb_lo = chain_byte(chain,
-							   offsetof(struct virtio_net_hdr, num_buffers));
+							   offsetof(struct virtio_net_hdr_v1, num_buffers));
 					nb_hi = chain_byte(chain,
-							   offsetof(struct virtio_net_hdr, num_buffers) + 1);
+							   offsetof(struct virtio_net_hdr_v1, num_buffers) + 1);
 				}
 			}
 		}
@@ -688,7 +688,7 @@ enqueue_simple(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf 
 	       struct rx_pos *pos, struct hv_chain *chain)
 {
 	const uint32_t len = m->data_len, hdr_size = port->hdr_size;
-	struct virtio_net_hdr h = {.num_buffers = rte_cpu_to_le_16(1)};
+	struct virtio_net_hdr_v1 h = {.num_buffers = rte_cpu_to_le_16(1)};
 	uint8_t *base;
 	uint16_t head;
 

@@ -15,7 +15,7 @@
 
 #include "hv_vhost.h"
 #include "vhost_mem.h"
-#include "vhost_proto.h"
+#include "hv_vhost_user.h"
 
 /* Pieces of host memory one chain may map to; Linux uses at most ~20 per frame. */
 #define HV_CHAIN_MAX_IOV 128

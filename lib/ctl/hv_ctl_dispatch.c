@@ -10,15 +10,24 @@
 #include <string.h>
 
 #include "hv_ctl.h"
+#include "hv_ctl_api.h"
 #include "hv_ctl_priv.h"
 
 /* The client whose request runs now (handlers read it through hv_ctl_current_peer()). */
 static __thread const struct hv_ctl_peer *current_peer;
+/* Its arguments as validated against the API table (hv_ctl_server_use_api()). */
+static __thread const struct hv_ctl_vals *current_vals;
 
 const struct hv_ctl_peer *
 hv_ctl_current_peer(void)
 {
 	return current_peer;
+}
+
+const struct hv_ctl_vals *
+hv_ctl_current_vals(void)
+{
+	return current_vals;
 }
 
 /* Replace control characters so that an error stays one line. */
@@ -114,6 +123,29 @@ hv_ctl_reply_err(struct client *c, char *msg)
 	return rc;
 }
 
+/* "args": [{"key", "accepts", "required"}] of a command of the API table. */
+static int
+help_args(const struct hv_ctl_cmd_def *def, cJSON *o)
+{
+	cJSON *args = cJSON_AddArrayToObject(o, "args");
+	char exp[128];
+
+	if (args == NULL)
+		return -1;
+	for (unsigned int i = 0; i < def->n_params; i++) {
+		cJSON *a = cJSON_CreateObject();
+
+		if (a == NULL || !cJSON_AddItemToArray(args, a) ||
+		    cJSON_AddStringToObject(a, "key", hv_ctl_api_key(def->params[i].key)->key) ==
+			    NULL ||
+		    cJSON_AddStringToObject(a, "accepts", hv_ctl_api_expect(def->params[i].key, exp,
+									   sizeof(exp))) == NULL ||
+		    cJSON_AddBoolToObject(a, "required", def->params[i].required) == NULL)
+			return -1;
+	}
+	return 0;
+}
+
 static int
 builtin_help(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen)
 {
@@ -125,10 +157,14 @@ builtin_help(void *ctx, const cJSON *args, cJSON **result, char *err, size_t err
 	if (list == NULL)
 		goto nomem;
 	for (cmd = s->cmds; cmd != NULL && cmd->name != NULL; cmd++) {
+		const struct hv_ctl_cmd_def *def = s->api ? hv_ctl_api_find(cmd->name) : NULL;
+
 		o = cJSON_CreateObject();
 		if (o == NULL || !cJSON_AddItemToArray(list, o) ||
 		    cJSON_AddStringToObject(o, "name", cmd->name) == NULL ||
 		    cJSON_AddStringToObject(o, "help", cmd->help ? cmd->help : "") == NULL)
+			goto nomem;
+		if (def != NULL && help_args(def, o) != 0)
 			goto nomem;
 	}
 	o = cJSON_CreateObject();
@@ -181,6 +217,7 @@ hv_ctl_dispatch(struct hv_ctl_server *s, struct client *c, const char *line, siz
 	char err[HV_CTL_ERR_MAX];
 	void *ctx = s->ctx;
 	hv_ctl_handler_t handler = NULL;
+	struct hv_ctl_vals vals;
 	int rc;
 
 	if (blank(line, line + len))
@@ -225,6 +262,12 @@ hv_ctl_dispatch(struct hv_ctl_server *s, struct client *c, const char *line, siz
 		} else if (args != NULL && !cJSON_IsObject(args)) {
 			snprintf(err, sizeof(err), "%s: 'args' must be an object",
 				 name->valuestring);
+		} else if (s->api && hv_ctl_api_find(name->valuestring) != NULL) {
+			/* types, ranges, unknown keys: refused before the handler runs */
+			hv_ctl_api_parse(hv_ctl_api_find(name->valuestring), NULL, args, &vals,
+					 err, sizeof(err));
+		} else {
+			memset(&vals, 0, sizeof(vals));
 		}
 	}
 	if (err[0] != '\0') {
@@ -233,8 +276,10 @@ hv_ctl_dispatch(struct hv_ctl_server *s, struct client *c, const char *line, siz
 	}
 
 	current_peer = &c->peer;
+	current_vals = &vals;
 	rc = handler(ctx, args, &result, err, sizeof(err));
 	current_peer = NULL;
+	current_vals = NULL;
 	if (rc != 0) {
 		cJSON_Delete(result);
 		if (err[0] == '\0')
@@ -245,4 +290,10 @@ hv_ctl_dispatch(struct hv_ctl_server *s, struct client *c, const char *line, siz
 	}
 	cJSON_Delete(req);
 	return rc;
+}
+
+void
+hv_ctl_server_use_api(struct hv_ctl_server *s)
+{
+	s->api = true;
 }

@@ -49,6 +49,7 @@ struct hv_ctl_server {
 	uint64_t turn;
 	unsigned int rr;     /* where the next round of turns starts */
 	const struct hv_ctl_cmd *cmds;
+	bool api;            /* validate requests against hv_ctl_api.h's table */
 	void *ctx;
 	struct client *clients[HV_CTL_MAX_CLIENTS];
 };

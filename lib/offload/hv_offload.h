@@ -25,6 +25,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <linux/virtio_net.h>
+
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
 #include <rte_mempool.h>
@@ -33,14 +35,8 @@
 extern "C" {
 #endif
 
-/** virtio-net header flag: the checksum at csum_start/csum_offset is partial. */
-#define HV_OFFLOAD_F_NEEDS_CSUM 1
-/** virtio-net gso_type values. */
-#define HV_OFFLOAD_GSO_NONE 0
-#define HV_OFFLOAD_GSO_TCPV4 1
-#define HV_OFFLOAD_GSO_TCPV6 4
-/** gso_type bit: the TCP segment carries CWR (ECN); only the first segment keeps it. */
-#define HV_OFFLOAD_GSO_ECN 0x80
+/* The header's flags and gso_type values are the kernel's (VIRTIO_NET_HDR_F_NEEDS_CSUM,
+ * VIRTIO_NET_HDR_GSO_*: <linux/virtio_net.h>). */
 
 /**
  * Smallest gso_size accepted. A 64 KiB send cut at 1 byte would make 65 000
@@ -52,8 +48,8 @@ extern "C" {
 
 /** Offload fields of a virtio-net header, kept with a frame in an mbuf dynfield. */
 struct hv_offload_hdr {
-	uint8_t flags;        /**< HV_OFFLOAD_F_NEEDS_CSUM */
-	uint8_t gso_type;     /**< HV_OFFLOAD_GSO_* (| HV_OFFLOAD_GSO_ECN) */
+	uint8_t flags;        /**< VIRTIO_NET_HDR_F_NEEDS_CSUM */
+	uint8_t gso_type;     /**< VIRTIO_NET_HDR_GSO_* (| VIRTIO_NET_HDR_GSO_ECN) */
 	uint16_t hdr_len;     /**< length of the headers: a hint only, never trusted */
 	uint16_t gso_size;    /**< MSS */
 	uint16_t csum_start;  /**< where checksumming starts */

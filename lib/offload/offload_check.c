@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <linux/virtio_net.h>
+
 #include <rte_byteorder.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
@@ -52,26 +54,20 @@ hv_offload_drop_name(enum hv_offload_drop reason)
 	return (unsigned int)reason < HV_OFFLOAD_DROP__MAX ? drop_names[reason] : "unknown";
 }
 
-/* virtio feature bits (virtio 1.2, 5.1.3) */
-#define VIRTIO_GUEST_CSUM (UINT64_C(1) << 1)
-#define VIRTIO_GUEST_TSO4 (UINT64_C(1) << 7)
-#define VIRTIO_GUEST_TSO6 (UINT64_C(1) << 8)
-#define VIRTIO_GUEST_ECN (UINT64_C(1) << 9)
-
 uint32_t
 hv_offload_caps_from_virtio(uint64_t features)
 {
 	uint32_t caps = 0;
 
 	/* the spec makes GUEST_TSO* depend on GUEST_CSUM: without it, none */
-	if (!(features & VIRTIO_GUEST_CSUM))
+	if (!(features & RTE_BIT64(VIRTIO_NET_F_GUEST_CSUM)))
 		return 0;
 	caps |= HV_OFFLOAD_CAP_CSUM;
-	if (features & VIRTIO_GUEST_TSO4)
+	if (features & RTE_BIT64(VIRTIO_NET_F_GUEST_TSO4))
 		caps |= HV_OFFLOAD_CAP_TSO4;
-	if (features & VIRTIO_GUEST_TSO6)
+	if (features & RTE_BIT64(VIRTIO_NET_F_GUEST_TSO6))
 		caps |= HV_OFFLOAD_CAP_TSO6;
-	if (features & VIRTIO_GUEST_ECN)
+	if (features & RTE_BIT64(VIRTIO_NET_F_GUEST_ECN))
 		caps |= HV_OFFLOAD_CAP_ECN;
 	return caps;
 }
@@ -186,28 +182,28 @@ enum hv_offload_drop
 hv_offload_check(const struct rte_mbuf *m, const struct hv_offload_hdr *h,
 		 struct hv_offload_layout *lo)
 {
-	uint8_t gso = h->gso_type & ~HV_OFFLOAD_GSO_ECN;
+	uint8_t gso = h->gso_type & ~VIRTIO_NET_HDR_GSO_ECN;
 	uint8_t buf[OFFLOAD_HDR_MAX];
 	struct hv_offload_layout tmp;
 	const uint8_t *b;
 	uint32_t len;
 	enum hv_offload_drop rc;
 
-	if (h->flags & ~HV_OFFLOAD_F_NEEDS_CSUM)
+	if (h->flags & ~VIRTIO_NET_HDR_F_NEEDS_CSUM)
 		return HV_OFFLOAD_DROP_BAD_FLAGS;
-	if ((gso != HV_OFFLOAD_GSO_NONE && gso != HV_OFFLOAD_GSO_TCPV4 &&
-	     gso != HV_OFFLOAD_GSO_TCPV6) ||
-	    (gso == HV_OFFLOAD_GSO_NONE && h->gso_type != HV_OFFLOAD_GSO_NONE))
+	if ((gso != VIRTIO_NET_HDR_GSO_NONE && gso != VIRTIO_NET_HDR_GSO_TCPV4 &&
+	     gso != VIRTIO_NET_HDR_GSO_TCPV6) ||
+	    (gso == VIRTIO_NET_HDR_GSO_NONE && h->gso_type != VIRTIO_NET_HDR_GSO_NONE))
 		return HV_OFFLOAD_DROP_BAD_GSO_TYPE;
-	if (h->flags & HV_OFFLOAD_F_NEEDS_CSUM) {
+	if (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
 		/* the checksum field must lie inside the frame (cf. CVE-2024-11614) */
 		if ((uint32_t)h->csum_start + h->csum_offset + 2 > m->pkt_len ||
 		    h->csum_start < RTE_ETHER_HDR_LEN)
 			return HV_OFFLOAD_DROP_CSUM_RANGE;
 	}
-	if (gso == HV_OFFLOAD_GSO_NONE)
+	if (gso == VIRTIO_NET_HDR_GSO_NONE)
 		return HV_OFFLOAD_DROP__NONE;
-	if (!(h->flags & HV_OFFLOAD_F_NEEDS_CSUM))
+	if (!(h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM))
 		return HV_OFFLOAD_DROP_GSO_NO_CSUM;
 	if (h->gso_size < HV_OFFLOAD_GSO_SIZE_MIN)
 		return HV_OFFLOAD_DROP_GSO_SIZE;
@@ -217,7 +213,7 @@ hv_offload_check(const struct rte_mbuf *m, const struct hv_offload_hdr *h,
 		return HV_OFFLOAD_DROP_BAD_L3;
 	if (lo == NULL)
 		lo = &tmp;
-	rc = parse_tcp(b, len, m->pkt_len, gso == HV_OFFLOAD_GSO_TCPV6, lo);
+	rc = parse_tcp(b, len, m->pkt_len, gso == VIRTIO_NET_HDR_GSO_TCPV6, lo);
 	if (rc != HV_OFFLOAD_DROP__NONE)
 		return rc;
 	if (h->csum_start != lo->l2_len + lo->l3_len ||

@@ -98,10 +98,10 @@ hv_offload_mbuf_shift(struct rte_mbuf *m, int delta)
 	if (!hv_offload_mbuf_has_hdr(m))
 		return true;
 	h = hv_offload_mbuf_hdr(m);
-	if ((h->flags & HV_OFFLOAD_F_NEEDS_CSUM) &&
+	if ((h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) &&
 	    (int)h->csum_start + delta < RTE_ETHER_HDR_LEN)
 		return false;
-	if (h->flags & HV_OFFLOAD_F_NEEDS_CSUM)
+	if (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)
 		h->csum_start = (uint16_t)(h->csum_start + delta);
 	if ((int)h->hdr_len + delta >= 0)
 		h->hdr_len = (uint16_t)(h->hdr_len + delta);
@@ -261,8 +261,8 @@ fix_headers(struct rte_mbuf *d, const struct hv_offload_layout *lo, const struct
 	} else if (mode == SEG_CSUM_PARTIAL) {
 		struct hv_offload_hdr *h = hv_offload_mbuf_hdr(d);
 
-		h->flags = HV_OFFLOAD_F_NEEDS_CSUM;
-		h->gso_type = HV_OFFLOAD_GSO_NONE;
+		h->flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+		h->gso_type = VIRTIO_NET_HDR_GSO_NONE;
 		h->gso_size = 0;
 		h->hdr_len = lo->l2_len + lo->l3_len + lo->l4_len;
 		h->csum_start = lo->l2_len + lo->l3_len;
@@ -487,12 +487,12 @@ hv_offload_prepare(struct rte_mbuf *m, uint32_t caps, struct rte_mempool *mp,
 	}
 	/* one copy of the metadata: a private copy of the frame may replace @m */
 	h = *hv_offload_mbuf_hdr(m);
-	gso = h.gso_type & ~HV_OFFLOAD_GSO_ECN;
-	if (gso == HV_OFFLOAD_GSO_NONE) {
+	gso = h.gso_type & ~VIRTIO_NET_HDR_GSO_ECN;
+	if (gso == VIRTIO_NET_HDR_GSO_NONE) {
 		rc = hv_offload_check(m, &h, NULL);
 		if (rc != HV_OFFLOAD_DROP__NONE)
 			return drop(m, rc, st);
-		if (!(h.flags & HV_OFFLOAD_F_NEEDS_CSUM)) {
+		if (!(h.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)) {
 			out[0] = m;
 			return 1;
 		}
@@ -502,8 +502,8 @@ hv_offload_prepare(struct rte_mbuf *m, uint32_t caps, struct rte_mempool *mp,
 	if (rc != HV_OFFLOAD_DROP__NONE)
 		return drop(m, rc, st);
 	whole = (caps & HV_OFFLOAD_CAP_CSUM) &&
-		(caps & (gso == HV_OFFLOAD_GSO_TCPV4 ? HV_OFFLOAD_CAP_TSO4 : HV_OFFLOAD_CAP_TSO6)) &&
-		(!(h.gso_type & HV_OFFLOAD_GSO_ECN) || (caps & HV_OFFLOAD_CAP_ECN));
+		(caps & (gso == VIRTIO_NET_HDR_GSO_TCPV4 ? HV_OFFLOAD_CAP_TSO4 : HV_OFFLOAD_CAP_TSO6)) &&
+		(!(h.gso_type & VIRTIO_NET_HDR_GSO_ECN) || (caps & HV_OFFLOAD_CAP_ECN));
 	if (whole && !(caps & HV_OFFLOAD_CAP_ETHDEV)) {
 		/* the guest takes it as it came: the header goes with it */
 		st->passthrough++;

@@ -16,62 +16,19 @@
 #include "vhost_user_frontend.h"
 #include "vmm_internal.h"
 
-enum {
-	VU_GET_FEATURES = 1,
-	VU_SET_FEATURES = 2,
-	VU_SET_OWNER = 3,
-	VU_SET_MEM_TABLE = 5,
-	VU_SET_VRING_NUM = 8,
-	VU_SET_VRING_ADDR = 9,
-	VU_SET_VRING_BASE = 10,
-	VU_GET_VRING_BASE = 11,
-	VU_SET_VRING_KICK = 12,
-	VU_SET_VRING_CALL = 13,
-	VU_GET_PROTOCOL_FEATURES = 15,
-	VU_SET_PROTOCOL_FEATURES = 16,
-	VU_SET_VRING_ENABLE = 18,
-};
-
-#define VU_VERSION 0x1
-#define VU_FLAG_REPLY 0x4
-#define VU_FLAG_NEED_REPLY 0x8
 #define VU_TIMEOUT_S 15 /* a busy switch may take seconds right after a disconnect */
 
-struct vu_hdr {
-	uint32_t request;
-	uint32_t flags;
-	uint32_t size;
-};
-
-struct vu_msg {
-	struct vu_hdr hdr;
-	union {
-		uint64_t u64;
-		struct {
-			uint32_t index, num;
-		} state;
-		struct {
-			uint32_t index, flags;
-			uint64_t desc, used, avail, log;
-		} addr;
-		struct {
-			uint32_t nregions, padding;
-			struct {
-				uint64_t gpa, size, uaddr, offset;
-			} r[VU_MAX_REGIONS];
-		} mem;
-	} __attribute__((packed)) u;
-} __attribute__((packed)); /* the payload follows the 12-byte header directly */
-
 static int
-vu_send(struct vu_frontend *fe, struct vu_msg *m, const int *fds, unsigned int nfds)
+vu_send(struct vu_frontend *fe, struct vhost_user_msg *m, const int *fds, unsigned int nfds)
 {
-	char ctrl[CMSG_SPACE(sizeof(int) * VU_MAX_REGIONS)];
-	struct iovec iov = {.iov_base = m, .iov_len = sizeof(m->hdr) + m->hdr.size};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	char ctrl[CMSG_SPACE(sizeof(int) * VHOST_MEMORY_BASELINE_NREGIONS)];
+	/* the payload follows the 12-byte header directly on the wire */
+	struct iovec iov[2] = {{.iov_base = &m->hdr, .iov_len = sizeof(m->hdr)},
+			       {.iov_base = &m->payload, .iov_len = m->hdr.size}};
+	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 2};
 	ssize_t n;
 
-	m->hdr.flags |= VU_VERSION;
+	m->hdr.flags |= VHOST_USER_VERSION;
 	if (nfds > 0) {
 		struct cmsghdr *c;
 
@@ -87,13 +44,13 @@ vu_send(struct vu_frontend *fe, struct vu_msg *m, const int *fds, unsigned int n
 	do {
 		n = sendmsg(fe->fd, &mh, MSG_NOSIGNAL);
 	} while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)iov.iov_len)
+	if (n != (ssize_t)(sizeof(m->hdr) + m->hdr.size))
 		return vmm_err_errno("vhost-user: sending request %u", m->hdr.request);
 	return 0;
 }
 
 static int
-vu_recv_reply(struct vu_frontend *fe, uint32_t request, struct vu_msg *r)
+vu_recv_reply(struct vu_frontend *fe, uint32_t request, struct vhost_user_msg *r)
 {
 	ssize_t n;
 
@@ -103,31 +60,31 @@ vu_recv_reply(struct vu_frontend *fe, uint32_t request, struct vu_msg *r)
 	if (n != sizeof(r->hdr))
 		return n == 0 ? vmm_err("vhost-user: backend closed the connection")
 			      : vmm_err_errno("vhost-user: reply to request %u", request);
-	if (r->hdr.request != request || !(r->hdr.flags & VU_FLAG_REPLY) ||
-	    r->hdr.size > sizeof(r->u))
+	if (r->hdr.request != request || !(r->hdr.flags & VHOST_USER_REPLY_MASK) ||
+	    r->hdr.size > sizeof(r->payload))
 		return vmm_err("vhost-user: bad reply to request %u", request);
 	if (r->hdr.size > 0 &&
-	    recv(fe->fd, &r->u, r->hdr.size, MSG_WAITALL) != (ssize_t)r->hdr.size)
+	    recv(fe->fd, &r->payload, r->hdr.size, MSG_WAITALL) != (ssize_t)r->hdr.size)
 		return vmm_err("vhost-user: short reply to request %u", request);
 	return 0;
 }
 
 /* Send a message without a reply of its own; with REPLY_ACK, wait for the ack. */
 static int
-vu_request(struct vu_frontend *fe, struct vu_msg *m, const int *fds, unsigned int nfds)
+vu_request(struct vu_frontend *fe, struct vhost_user_msg *m, const int *fds, unsigned int nfds)
 {
-	bool ack = fe->protocol_features & (1ull << VU_PROTOCOL_F_REPLY_ACK);
-	struct vu_msg r;
+	bool ack = fe->protocol_features & (1ull << VHOST_USER_PROTOCOL_F_REPLY_ACK);
+	struct vhost_user_msg r;
 
 	if (ack)
-		m->hdr.flags |= VU_FLAG_NEED_REPLY;
+		m->hdr.flags |= VHOST_USER_NEED_REPLY;
 	if (vu_send(fe, m, fds, nfds) != 0)
 		return -1;
 	if (!ack)
 		return 0;
 	if (vu_recv_reply(fe, m->hdr.request, &r) != 0)
 		return -1;
-	if (r.hdr.size != 8 || r.u.u64 != 0)
+	if (r.hdr.size != 8 || r.payload.u64 != 0)
 		return vmm_err("vhost-user: backend refused request %u", m->hdr.request);
 	return 0;
 }
@@ -135,41 +92,41 @@ vu_request(struct vu_frontend *fe, struct vu_msg *m, const int *fds, unsigned in
 static int
 vu_get_u64(struct vu_frontend *fe, uint32_t request, uint64_t *out)
 {
-	struct vu_msg m = {.hdr = {.request = request}}, r;
+	struct vhost_user_msg m = {.hdr = {.request = request}}, r;
 
 	if (vu_send(fe, &m, NULL, 0) != 0 || vu_recv_reply(fe, request, &r) != 0)
 		return -1;
 	if (r.hdr.size != 8)
 		return vmm_err("vhost-user: bad reply size to request %u", request);
-	*out = r.u.u64;
+	*out = r.payload.u64;
 	return 0;
 }
 
 static int
 vu_set_u64(struct vu_frontend *fe, uint32_t request, uint64_t v)
 {
-	struct vu_msg m = {.hdr = {.request = request, .size = 8}};
+	struct vhost_user_msg m = {.hdr = {.request = request, .size = 8}};
 
-	m.u.u64 = v;
+	m.payload.u64 = v;
 	return vu_request(fe, &m, NULL, 0);
 }
 
 static int
 vu_set_state(struct vu_frontend *fe, uint32_t request, uint32_t index, uint32_t num)
 {
-	struct vu_msg m = {.hdr = {.request = request, .size = sizeof(m.u.state)}};
+	struct vhost_user_msg m = {.hdr = {.request = request, .size = sizeof(m.payload.state)}};
 
-	m.u.state.index = index;
-	m.u.state.num = num;
+	m.payload.state.index = index;
+	m.payload.state.num = num;
 	return vu_request(fe, &m, NULL, 0);
 }
 
 static int
 vu_set_fd(struct vu_frontend *fe, uint32_t request, uint32_t index, int fd)
 {
-	struct vu_msg m = {.hdr = {.request = request, .size = 8}};
+	struct vhost_user_msg m = {.hdr = {.request = request, .size = 8}};
 
-	m.u.u64 = index;
+	m.payload.u64 = index;
 	return vu_request(fe, &m, &fd, 1);
 }
 
@@ -195,7 +152,7 @@ vu_connect(struct vu_frontend *fe, const char *path)
 		vu_close(fe);
 		return -1;
 	}
-	if (vu_get_u64(fe, VU_GET_FEATURES, &fe->features) != 0) {
+	if (vu_get_u64(fe, VHOST_USER_GET_FEATURES, &fe->features) != 0) {
 		vu_close(fe);
 		return -1;
 	}
@@ -214,40 +171,40 @@ int
 vu_start(struct vu_frontend *fe, uint64_t features, const struct vu_mem_region *regions,
 	 unsigned int nregions, const struct vu_ring *rings, unsigned int nrings)
 {
-	struct vu_msg m;
-	int fds[VU_MAX_REGIONS];
+	struct vhost_user_msg m;
+	int fds[VHOST_MEMORY_BASELINE_NREGIONS];
 	unsigned int i;
 
-	if (nregions > VU_MAX_REGIONS)
+	if (nregions > VHOST_MEMORY_BASELINE_NREGIONS)
 		return vmm_err("vhost-user: too many memory regions");
-	if (fe->features & (1ull << VU_F_PROTOCOL_FEATURES)) {
+	if (fe->features & (1ull << VHOST_USER_F_PROTOCOL_FEATURES)) {
 		uint64_t pf = 0;
 
-		if (vu_get_u64(fe, VU_GET_PROTOCOL_FEATURES, &pf) != 0 ||
-		    vu_set_u64(fe, VU_SET_PROTOCOL_FEATURES,
-			       pf & (1ull << VU_PROTOCOL_F_REPLY_ACK)) != 0)
+		if (vu_get_u64(fe, VHOST_USER_GET_PROTOCOL_FEATURES, &pf) != 0 ||
+		    vu_set_u64(fe, VHOST_USER_SET_PROTOCOL_FEATURES,
+			       pf & (1ull << VHOST_USER_PROTOCOL_F_REPLY_ACK)) != 0)
 			return -1;
-		fe->protocol_features = pf & (1ull << VU_PROTOCOL_F_REPLY_ACK);
-		features |= 1ull << VU_F_PROTOCOL_FEATURES;
+		fe->protocol_features = pf & (1ull << VHOST_USER_PROTOCOL_F_REPLY_ACK);
+		features |= 1ull << VHOST_USER_F_PROTOCOL_FEATURES;
 	}
 	if (!fe->owner_set) {
 		memset(&m, 0, sizeof(m));
-		m.hdr.request = VU_SET_OWNER;
+		m.hdr.request = VHOST_USER_SET_OWNER;
 		if (vu_request(fe, &m, NULL, 0) != 0)
 			return -1;
 		fe->owner_set = true;
 	}
-	if (vu_set_u64(fe, VU_SET_FEATURES, features) != 0)
+	if (vu_set_u64(fe, VHOST_USER_SET_FEATURES, features) != 0)
 		return -1;
 	memset(&m, 0, sizeof(m));
-	m.hdr.request = VU_SET_MEM_TABLE;
-	m.hdr.size = 8 + nregions * sizeof(m.u.mem.r[0]);
-	m.u.mem.nregions = nregions;
+	m.hdr.request = VHOST_USER_SET_MEM_TABLE;
+	m.hdr.size = 8 + nregions * sizeof(m.payload.memory.regions[0]);
+	m.payload.memory.nregions = nregions;
 	for (i = 0; i < nregions; i++) {
-		m.u.mem.r[i].gpa = regions[i].gpa;
-		m.u.mem.r[i].size = regions[i].size;
-		m.u.mem.r[i].uaddr = regions[i].uaddr;
-		m.u.mem.r[i].offset = regions[i].offset;
+		m.payload.memory.regions[i].guest_phys_addr = regions[i].gpa;
+		m.payload.memory.regions[i].memory_size = regions[i].size;
+		m.payload.memory.regions[i].userspace_addr = regions[i].uaddr;
+		m.payload.memory.regions[i].mmap_offset = regions[i].offset;
 		fds[i] = regions[i].fd;
 	}
 	if (vu_request(fe, &m, fds, nregions) != 0)
@@ -255,22 +212,22 @@ vu_start(struct vu_frontend *fe, uint64_t features, const struct vu_mem_region *
 	for (i = 0; i < nrings; i++) {
 		const struct vu_ring *r = &rings[i];
 
-		if (vu_set_state(fe, VU_SET_VRING_NUM, i, r->num) != 0 ||
-		    vu_set_state(fe, VU_SET_VRING_BASE, i, r->base) != 0)
+		if (vu_set_state(fe, VHOST_USER_SET_VRING_NUM, i, r->num) != 0 ||
+		    vu_set_state(fe, VHOST_USER_SET_VRING_BASE, i, r->base) != 0)
 			return -1;
 		memset(&m, 0, sizeof(m));
-		m.hdr.request = VU_SET_VRING_ADDR;
-		m.hdr.size = sizeof(m.u.addr);
-		m.u.addr.index = i;
-		m.u.addr.desc = r->desc_ua;
-		m.u.addr.used = r->used_ua;
-		m.u.addr.avail = r->avail_ua;
+		m.hdr.request = VHOST_USER_SET_VRING_ADDR;
+		m.hdr.size = sizeof(m.payload.addr);
+		m.payload.addr.index = i;
+		m.payload.addr.desc_user_addr = r->desc_ua;
+		m.payload.addr.used_user_addr = r->used_ua;
+		m.payload.addr.avail_user_addr = r->avail_ua;
 		if (vu_request(fe, &m, NULL, 0) != 0 ||
-		    vu_set_fd(fe, VU_SET_VRING_CALL, i, r->callfd) != 0 ||
-		    vu_set_fd(fe, VU_SET_VRING_KICK, i, r->kickfd) != 0)
+		    vu_set_fd(fe, VHOST_USER_SET_VRING_CALL, i, r->callfd) != 0 ||
+		    vu_set_fd(fe, VHOST_USER_SET_VRING_KICK, i, r->kickfd) != 0)
 			return -1;
-		if ((features & (1ull << VU_F_PROTOCOL_FEATURES)) &&
-		    vu_set_state(fe, VU_SET_VRING_ENABLE, i, 1) != 0)
+		if ((features & (1ull << VHOST_USER_F_PROTOCOL_FEATURES)) &&
+		    vu_set_state(fe, VHOST_USER_SET_VRING_ENABLE, i, 1) != 0)
 			return -1;
 	}
 	return 0;
@@ -279,11 +236,13 @@ vu_start(struct vu_frontend *fe, uint64_t features, const struct vu_mem_region *
 int
 vu_stop_ring(struct vu_frontend *fe, unsigned int index, uint16_t *base)
 {
-	struct vu_msg m = {.hdr = {.request = VU_GET_VRING_BASE, .size = sizeof(m.u.state)}}, r;
+	struct vhost_user_msg m = {.hdr = {.request = VHOST_USER_GET_VRING_BASE,
+					   .size = sizeof(m.payload.state)}},
+			      r;
 
-	m.u.state.index = index;
-	if (vu_send(fe, &m, NULL, 0) != 0 || vu_recv_reply(fe, VU_GET_VRING_BASE, &r) != 0)
+	m.payload.state.index = index;
+	if (vu_send(fe, &m, NULL, 0) != 0 || vu_recv_reply(fe, VHOST_USER_GET_VRING_BASE, &r) != 0)
 		return -1;
-	*base = (uint16_t)r.u.state.num;
+	*base = (uint16_t)r.payload.state.num;
 	return 0;
 }

@@ -10,9 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define VU_F_PROTOCOL_FEATURES 30
-#define VU_PROTOCOL_F_REPLY_ACK 3
-#define VU_MAX_REGIONS 8
+#include "hv_vhost_user.h"
 
 struct vu_mem_region {
 	uint64_t gpa;

@@ -26,6 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/virtio_config.h>
+#include <linux/virtio_net.h>
+#include <linux/virtio_ring.h>
+
 #include "vhost_user_frontend.h"
 #include "virtio_pci.h"
 #include "vmm_internal.h"
@@ -36,31 +40,16 @@
 #define RECONNECT_MS 200
 
 #define F(n) (1ull << (n))
-/* virtio-net features */
-#define VNET_F_CSUM 0
-#define VNET_F_GUEST_CSUM 1
-#define VNET_F_MTU 3
-#define VNET_F_MAC 5
-#define VNET_F_GUEST_TSO4 7
-#define VNET_F_GUEST_TSO6 8
-#define VNET_F_GUEST_ECN 9
-#define VNET_F_HOST_TSO4 11
-#define VNET_F_HOST_TSO6 12
-#define VNET_F_HOST_ECN 13
-#define VNET_F_MRG_RXBUF 15
-#define VNET_F_STATUS 16
-#define VRING_F_INDIRECT 28
-#define VRING_F_EVENT_IDX 29
-#define VIRTIO_F_VERSION_1 32
 
 /* What the backend may offer that we pass on to the guest. */
-#define NET_RELAYED                                                                    \
-	(F(VNET_F_CSUM) | F(VNET_F_GUEST_CSUM) | F(VNET_F_GUEST_TSO4) | F(VNET_F_GUEST_TSO6) | \
-	 F(VNET_F_GUEST_ECN) | F(VNET_F_HOST_TSO4) | F(VNET_F_HOST_TSO6) |                 \
-	 F(VNET_F_HOST_ECN) | F(VNET_F_MRG_RXBUF) | F(VRING_F_INDIRECT) |                  \
-	 F(VRING_F_EVENT_IDX) | F(VIRTIO_F_VERSION_1))
+#define NET_RELAYED                                                              \
+	(F(VIRTIO_NET_F_CSUM) | F(VIRTIO_NET_F_GUEST_CSUM) | F(VIRTIO_NET_F_GUEST_TSO4) | \
+	 F(VIRTIO_NET_F_GUEST_TSO6) | F(VIRTIO_NET_F_GUEST_ECN) |                         \
+	 F(VIRTIO_NET_F_HOST_TSO4) | F(VIRTIO_NET_F_HOST_TSO6) | F(VIRTIO_NET_F_HOST_ECN) | \
+	 F(VIRTIO_NET_F_MRG_RXBUF) | F(VIRTIO_RING_F_INDIRECT_DESC) |                     \
+	 F(VIRTIO_RING_F_EVENT_IDX) | F(VIRTIO_F_VERSION_1))
 /* What the VMM itself implements (device config space). */
-#define NET_OWN (F(VNET_F_MAC) | F(VNET_F_STATUS))
+#define NET_OWN (F(VIRTIO_NET_F_MAC) | F(VIRTIO_NET_F_STATUS))
 
 struct vmm_virtio_net {
 	struct hv_vm *vm;
@@ -375,7 +364,7 @@ vmm_virtio_net_init(struct hv_vm *vm)
 		return -1;
 	if (!(n->fe.features & F(VIRTIO_F_VERSION_1)))
 		return vmm_err("switch port %s does not offer VIRTIO_F_VERSION_1", vm->port_socket);
-	n->offered = (n->fe.features & NET_RELAYED) | NET_OWN | (vm->cfg.mtu ? F(VNET_F_MTU) : 0);
+	n->offered = (n->fe.features & NET_RELAYED) | NET_OWN | (vm->cfg.mtu ? F(VIRTIO_NET_F_MTU) : 0);
 	if (vmm_virtio_pci_init(&n->vp, vm, NET_SLOT, 1, NET_QUEUES, NET_QUEUE_SIZE, &net_ops, n) !=
 	    0)
 		return -1;

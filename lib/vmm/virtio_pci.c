@@ -3,9 +3,9 @@
  * pure (no KVM; the host's part goes through vmm_virtio_host_ops). */
 #include <string.h>
 
-#include "virtio_pci.h"
+#include <linux/virtio_config.h>
 
-#define VIRTIO_F_VERSION_1 32
+#include "virtio_pci.h"
 
 /* common configuration layout (virtio 1.2, 4.1.4.3) */
 enum {

@@ -22,6 +22,7 @@
 
 #include "ctl_policy.h"
 #include "hv_ctl.h"
+#include "hv_ctl_api.h"
 #include "hv_ctl_priv.h"
 
 gid_t sw_ctl_admin_group = HV_CTL_NO_GROUP; /* the daemon's, declared by ctl_policy.h */
@@ -210,6 +211,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(s != NULL);
 	s->cmds = cmds;
 	s->admin_group = 4243;
+	s->api = (data[0] & 0x40) != 0; /* requests checked against hv_ctl_api.h's table */
 	memset(&c, 0, sizeof(c));
 	c.fd = -1;
 	c.peer.role = (enum hv_ctl_role)(data[0] % 3);
@@ -218,6 +220,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	FUZZ_CHECK(hv_ctl_dispatch(s, &c, (const char *)data + 1, size - 1) == 0);
 	FUZZ_CHECK(hv_ctl_current_peer() == NULL);
+	FUZZ_CHECK(hv_ctl_current_vals() == NULL);
 	if (c.out_len > 0) {
 		/* exactly one line */
 		FUZZ_CHECK(c.out[c.out_len - 1] == '\n');

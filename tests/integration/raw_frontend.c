@@ -155,8 +155,8 @@ raw_fe_setup(struct raw_fe *fe, uint64_t features)
 {
 	struct vhost_memory mem = {.nregions = 1};
 	struct vhost_user_msg reply;
-	uint64_t f = features | BIT64(VHOST_USER_F_PROTOCOL_FEATURES);
-	uint64_t pf = BIT64(VHOST_USER_PROTOCOL_F_REPLY_ACK);
+	uint64_t f = features | RTE_BIT64(VHOST_USER_F_PROTOCOL_FEATURES);
+	uint64_t pf = RTE_BIT64(VHOST_USER_PROTOCOL_F_REPLY_ACK);
 
 	if (raw_fe_send(fe, VHOST_USER_GET_FEATURES, VHOST_USER_VERSION, NULL, 0, NULL, 0) ||
 	    raw_fe_recv(fe, &reply, 2000) || (reply.payload.u64 & f) != f)

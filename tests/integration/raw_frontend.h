@@ -10,7 +10,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vhost_proto.h"
+#include <rte_bitops.h>
+
+#include "hv_vhost_user.h"
 
 #define RAW_MEM_SIZE (2u << 20)
 #define RAW_GPA_BASE UINT64_C(0x100000)

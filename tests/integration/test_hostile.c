@@ -684,7 +684,7 @@ END_TEST
 START_TEST(msg_unknown_request_nacked)
 {
 	struct vhost_user_msg reply;
-	uint64_t pf = BIT64(VHOST_USER_PROTOCOL_F_REPLY_ACK);
+	uint64_t pf = RTE_BIT64(VHOST_USER_PROTOCOL_F_REPLY_ACK);
 
 	ck_assert_int_eq(raw_fe_send(&fe, VHOST_USER_SET_PROTOCOL_FEATURES, VHOST_USER_VERSION,
 				     &pf, sizeof(pf), NULL, 0),

@@ -239,7 +239,7 @@ START_TEST(fuse_region_refused)
 	} mem = {.nregions = 1, .r = {.guest_phys_addr = RAW_GPA_BASE,
 				      .memory_size = RAW_MEM_SIZE,
 				      .userspace_addr = RAW_GPA_BASE}};
-	uint64_t f = BIT64(VHOST_USER_F_PROTOCOL_FEATURES) | HV_VHOST_F_VERSION_1;
+	uint64_t f = RTE_BIT64(VHOST_USER_F_PROTOCOL_FEATURES) | HV_VHOST_F_VERSION_1;
 	struct raw_fe fe;
 
 	if (!fuse_ok)

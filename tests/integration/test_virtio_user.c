@@ -5,7 +5,9 @@
  * backend (echoed back into the same guest) and must come back byte-exact.
  */
 #include <check.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -392,6 +394,59 @@ irq_decisions(struct peer *p)
  * one generation is not delivered after the ring was stopped, nor after it
  * was started again (a new generation).
  */
+static bool
+is_default(int sig)
+{
+	struct sigaction cur;
+
+	ck_assert_int_eq(sigaction(sig, NULL, &cur), 0);
+	return !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL;
+}
+
+static void
+set_default(int sig)
+{
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+
+	sigemptyset(&dfl.sa_mask);
+	ck_assert_int_eq(sigaction(sig, &dfl, NULL), 0);
+}
+
+/*
+ * The driver touches SIGBUS and SIGURG only when hv_vhost_init() is asked to,
+ * and then installs handlers that do their job: SIGURG without SA_RESTART
+ * (the blocked write must fail), SIGBUS with siginfo (the fault address).
+ * No port exists here: the control thread can be restarted.
+ */
+START_TEST(signals_only_on_request)
+{
+	struct sigaction cur;
+
+	hv_vhost_fini();
+	set_default(SIGBUS);
+	set_default(HV_VHOST_CALL_SIGNAL);
+	ck_assert_int_eq(hv_vhost_init(1u << 7), -EINVAL);
+	ck_assert_int_eq(hv_vhost_init(0), 0);
+	ck_assert(is_default(SIGBUS));
+	ck_assert(is_default(HV_VHOST_CALL_SIGNAL));
+	hv_vhost_fini();
+
+	ck_assert_int_eq(hv_vhost_init(HV_VHOST_INIT_CALL_SIGNAL), 0);
+	ck_assert(is_default(SIGBUS));
+	ck_assert_int_eq(sigaction(HV_VHOST_CALL_SIGNAL, NULL, &cur), 0);
+	ck_assert(cur.sa_handler != SIG_DFL && cur.sa_handler != SIG_IGN);
+	ck_assert(!(cur.sa_flags & SA_RESTART));
+	hv_vhost_fini();
+
+	/* as the switch and peer_env_init() ask: both, and the state the suite expects */
+	ck_assert_int_eq(hv_vhost_init(HV_VHOST_INIT_SIGNALS), 0);
+	ck_assert_int_eq(sigaction(SIGBUS, NULL, &cur), 0);
+	ck_assert(cur.sa_flags & SA_SIGINFO);
+	ck_assert(cur.sa_sigaction != NULL);
+	ck_assert(!is_default(HV_VHOST_CALL_SIGNAL));
+}
+END_TEST
+
 START_TEST(irq_hook_and_generation)
 {
 	struct hv_vhost_irq_event ev, ev2;
@@ -458,6 +513,7 @@ suite(void)
 	tcase_add_test(t, reconnect_client_mode);
 	tcase_add_test(t, second_frontend_refused);
 	tcase_add_test(t, irq_hook_and_generation);
+	tcase_add_test(t, signals_only_on_request);
 	suite_add_tcase(s, t);
 	return s;
 }

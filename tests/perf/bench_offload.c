@@ -162,7 +162,7 @@ micro_run(enum variant v, bool copy, double seconds)
 	in->l4_len = 32;
 	in->tso_segsz = MSS;
 	*hv_offload_mbuf_hdr(in) = (struct hv_offload_hdr){
-		.flags = HV_OFFLOAD_F_NEEDS_CSUM, .gso_type = HV_OFFLOAD_GSO_TCPV4,
+		.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM, .gso_type = VIRTIO_NET_HDR_GSO_TCPV4,
 		.gso_size = MSS, .csum_start = 34, .csum_offset = 16};
 	start = rte_rdtsc();
 	end = start + (uint64_t)(seconds * rte_get_tsc_hz());

@@ -222,7 +222,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "hv_fwd: mbuf pool: %s\n", rte_strerror(rte_errno));
 		goto out_eal;
 	}
-	if (hv_vhost_init() != 0) {
+	if (hv_vhost_init(HV_VHOST_INIT_SIGNALS) != 0) {
 		fprintf(stderr, "hv_fwd: vhost control thread did not start\n");
 		goto out_pool;
 	}

@@ -520,8 +520,8 @@ tso_frame(struct rte_ether_addr dst, struct rte_ether_addr src, uint16_t payload
 	}
 	h = hv_offload_mbuf_hdr(head);
 	*h = (struct hv_offload_hdr){
-		.flags = HV_OFFLOAD_F_NEEDS_CSUM,
-		.gso_type = HV_OFFLOAD_GSO_TCPV4,
+		.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
+		.gso_type = VIRTIO_NET_HDR_GSO_TCPV4,
 		.gso_size = mss,
 		.csum_start = 34,
 		.csum_offset = 16,

@@ -25,7 +25,7 @@ START_TEST(get_features)
 	ck_assert_uint_eq(reply.hdr.flags, VHOST_USER_VERSION | VHOST_USER_REPLY_MASK);
 	ck_assert_uint_eq(reply.hdr.size, sizeof(uint64_t));
 	ck_assert_uint_eq(reply.payload.u64,
-			  HV_VHOST_FEATURES_DEFAULT | BIT64(VHOST_USER_F_PROTOCOL_FEATURES));
+			  HV_VHOST_FEATURES_DEFAULT | RTE_BIT64(VHOST_USER_F_PROTOCOL_FEATURES));
 }
 END_TEST
 
@@ -41,7 +41,7 @@ START_TEST(set_features)
 	/* the offloads are offered by default (the switch honours them) */
 	ck_assert_int_eq(send_u64(VHOST_USER_SET_FEATURES, HV_VHOST_F_CSUM), 0);
 	ck_assert_int_eq(send_u64(VHOST_USER_SET_FEATURES, 0), 0);
-	ck_assert_int_eq(send_u64(VHOST_USER_SET_FEATURES, BIT64(63)), -1);
+	ck_assert_int_eq(send_u64(VHOST_USER_SET_FEATURES, RTE_BIT64(63)), -1);
 	ck_assert_uint_eq(port->features, 0);
 }
 END_TEST
@@ -236,7 +236,7 @@ END_TEST
 START_TEST(reply_ack)
 {
 	struct vhost_user_msg m;
-	const uint64_t ack = BIT64(VHOST_USER_PROTOCOL_F_REPLY_ACK);
+	const uint64_t ack = RTE_BIT64(VHOST_USER_PROTOCOL_F_REPLY_ACK);
 
 	/* unknown request without REPLY_ACK: ignored, no reply */
 	msg_init(&m, 99, 0);
@@ -244,7 +244,7 @@ START_TEST(reply_ack)
 	ck_assert_int_eq(send_msg(&m), 0);
 	ck_assert_uint_eq(reply_len, 0);
 
-	ck_assert_int_eq(send_u64(VHOST_USER_SET_PROTOCOL_FEATURES, BIT64(1)), -1);
+	ck_assert_int_eq(send_u64(VHOST_USER_SET_PROTOCOL_FEATURES, RTE_BIT64(1)), -1);
 	ck_assert_int_eq(send_u64(VHOST_USER_SET_PROTOCOL_FEATURES, ack), 0);
 	ck_assert_uint_eq(port->protocol_features, ack);
 
@@ -287,8 +287,8 @@ START_TEST(get_small_replies)
 	ck_assert_uint_eq(reply.payload.u64, 1);
 	msg_init(&m, VHOST_USER_GET_PROTOCOL_FEATURES, 0);
 	ck_assert_int_eq(send_msg(&m), 0);
-	ck_assert(reply.payload.u64 & BIT64(VHOST_USER_PROTOCOL_F_REPLY_ACK));
-	ck_assert(reply.payload.u64 & BIT64(VHOST_USER_PROTOCOL_F_CONFIGURE_MEM_SLOTS));
+	ck_assert(reply.payload.u64 & RTE_BIT64(VHOST_USER_PROTOCOL_F_REPLY_ACK));
+	ck_assert(reply.payload.u64 & RTE_BIT64(VHOST_USER_PROTOCOL_F_CONFIGURE_MEM_SLOTS));
 }
 END_TEST
 

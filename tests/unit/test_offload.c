@@ -206,10 +206,10 @@ static struct hv_offload_hdr
 tso_hdr(const struct frame *f, uint16_t mss, bool ecn)
 {
 	struct hv_offload_hdr h = {
-		.flags = HV_OFFLOAD_F_NEEDS_CSUM,
-		.gso_type = (uint8_t)((f->b[f->l2] >> 4 == 6 ? HV_OFFLOAD_GSO_TCPV6 :
-							     HV_OFFLOAD_GSO_TCPV4) |
-				      (ecn ? HV_OFFLOAD_GSO_ECN : 0)),
+		.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
+		.gso_type = (uint8_t)((f->b[f->l2] >> 4 == 6 ? VIRTIO_NET_HDR_GSO_TCPV6 :
+							     VIRTIO_NET_HDR_GSO_TCPV4) |
+				      (ecn ? VIRTIO_NET_HDR_GSO_ECN : 0)),
 		.hdr_len = 0, /* a hint only: deliberately useless */
 		.gso_size = mss,
 		.csum_start = (uint16_t)(f->l2 + f->l3),
@@ -306,7 +306,7 @@ run_segmentation(const char *name, const struct frame *f, uint16_t mss, bool ecn
 			const struct hv_offload_hdr *mh = hv_offload_mbuf_hdr(m);
 
 			ck_assert(hv_offload_mbuf_has_hdr(m));
-			ck_assert_uint_eq(mh->flags, HV_OFFLOAD_F_NEEDS_CSUM);
+			ck_assert_uint_eq(mh->flags, VIRTIO_NET_HDR_F_NEEDS_CSUM);
 			ck_assert_uint_eq(mh->gso_type, 0);
 			ck_assert_uint_eq(mh->csum_start, f->l2 + f->l3);
 			ck_assert_uint_eq(mh->csum_offset, 16);
@@ -646,7 +646,7 @@ START_TEST(neg_gso_type)
 	h = tso_hdr(&neg, 1448, false);
 	h.gso_type = 3; /* UDP fragmentation offload */
 	ck_assert_uint_eq(check_bytes(neg.b, neg.len, &h), HV_OFFLOAD_DROP_BAD_GSO_TYPE);
-	h.gso_type = HV_OFFLOAD_GSO_ECN; /* ECN without GSO */
+	h.gso_type = VIRTIO_NET_HDR_GSO_ECN; /* ECN without GSO */
 	ck_assert_uint_eq(check_bytes(neg.b, neg.len, &h), HV_OFFLOAD_DROP_BAD_GSO_TYPE);
 }
 END_TEST
@@ -707,7 +707,7 @@ START_TEST(neg_l3)
 	/* gso_type says IPv4, the frame is IPv6 */
 	neg_setup(true);
 	h = tso_hdr(&neg, 1448, false);
-	h.gso_type = HV_OFFLOAD_GSO_TCPV4;
+	h.gso_type = VIRTIO_NET_HDR_GSO_TCPV4;
 	ck_assert_uint_eq(check_bytes(neg.b, neg.len, &h), HV_OFFLOAD_DROP_BAD_L3);
 	/* IPv6 with an extension header (hop-by-hop) in front of TCP */
 	h = tso_hdr(&neg, 1448, false);
@@ -731,7 +731,7 @@ START_TEST(neg_l3)
 	ck_assert_uint_eq(check_bytes(neg.b, neg.len, &h), HV_OFFLOAD_DROP_BAD_L3);
 	ip[3] ^= 1;
 	/* gso_type TCPv6, frame IPv4 */
-	h.gso_type = HV_OFFLOAD_GSO_TCPV6;
+	h.gso_type = VIRTIO_NET_HDR_GSO_TCPV6;
 	ck_assert_uint_eq(check_bytes(neg.b, neg.len, &h), HV_OFFLOAD_DROP_BAD_L3);
 	/* a frame that ends inside the IP header */
 	h = tso_hdr(&neg, 1448, false);

@@ -1,94 +1,35 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * vhost-user wire format and virtio split-ring layout.
+ * The vhost-user wire format (QEMU's docs/interop/vhost-user.rst), defined
+ * once for the backend (drivers/vhost), the VMM's frontend (lib/vmm) and the
+ * tests' raw frontend. The virtio side (feature bits, split ring, net header)
+ * is the kernel's UAPI, included here; only what the UAPI lacks is defined.
  *
- * Everything here is read from an untrusted peer: the structures describe bytes,
- * they promise nothing about their values.
+ * Everything here is read from an untrusted peer: the structures describe
+ * bytes, they promise nothing about their values. Header only, no DPDK.
+ *
+ * Not to be combined with <linux/vhost.h>: the kernel's vhost ioctl structs
+ * share some names (vhost_vring_state, vhost_memory_region) with these.
  */
-#ifndef HV_VHOST_PROTO_H
-#define HV_VHOST_PROTO_H
+#ifndef HV_VHOST_USER_H
+#define HV_VHOST_USER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-/* ---- virtio feature bits (virtio 1.2, 5.1.3 and 6) ---- */
-#define VIRTIO_NET_F_CSUM 0
-#define VIRTIO_NET_F_GUEST_CSUM 1
-#define VIRTIO_NET_F_MAC 5
-#define VIRTIO_NET_F_GUEST_TSO4 7
-#define VIRTIO_NET_F_GUEST_TSO6 8
-#define VIRTIO_NET_F_GUEST_ECN 9
-#define VIRTIO_NET_F_HOST_TSO4 11
-#define VIRTIO_NET_F_HOST_TSO6 12
-#define VIRTIO_NET_F_HOST_ECN 13
-#define VIRTIO_NET_F_MRG_RXBUF 15
-#define VIRTIO_NET_F_STATUS 16
-#define VIRTIO_NET_F_CTRL_VQ 17
-#define VIRTIO_NET_F_MQ 22
-#define VIRTIO_F_NOTIFY_ON_EMPTY 24
-#define VIRTIO_F_ANY_LAYOUT 27
-#define VIRTIO_RING_F_INDIRECT_DESC 28
-#define VIRTIO_RING_F_EVENT_IDX 29
-#define VHOST_USER_F_PROTOCOL_FEATURES 30
-#define VIRTIO_F_VERSION_1 32
+#include <linux/virtio_config.h>
+#include <linux/virtio_net.h>
+#include <linux/virtio_ring.h>
 
-#define BIT64(n) (UINT64_C(1) << (n))
+/* ---- feature bits the UAPI does not have (vhost-user only) ---- */
+#define VHOST_USER_F_PROTOCOL_FEATURES 30
 
 /* ---- vhost-user protocol feature bits ---- */
 #define VHOST_USER_PROTOCOL_F_MQ 0
 #define VHOST_USER_PROTOCOL_F_REPLY_ACK 3
 #define VHOST_USER_PROTOCOL_F_CONFIGURE_MEM_SLOTS 15
 
-/* ---- split ring ---- */
-#define VRING_DESC_F_NEXT 1
-#define VRING_DESC_F_WRITE 2
-#define VRING_DESC_F_INDIRECT 4
-#define VRING_USED_F_NO_NOTIFY 1
-#define VRING_AVAIL_F_NO_INTERRUPT 1
-
-struct vring_desc {
-	uint64_t addr;
-	uint32_t len;
-	uint16_t flags;
-	uint16_t next;
-};
-
-struct vring_avail {
-	uint16_t flags;
-	uint16_t idx;
-	uint16_t ring[]; /* ring[num], then used_event */
-};
-
-struct vring_used_elem {
-	uint32_t id;
-	uint32_t len;
-};
-
-struct vring_used {
-	uint16_t flags;
-	uint16_t idx;
-	struct vring_used_elem ring[]; /* ring[num], then avail_event */
-};
-
-/* The virtio-net header; 12 bytes with VERSION_1 or MRG_RXBUF, else 10. */
-struct virtio_net_hdr {
-	uint8_t flags;
-	uint8_t gso_type;
-	uint16_t hdr_len;
-	uint16_t gso_size;
-	uint16_t csum_start;
-	uint16_t csum_offset;
-	uint16_t num_buffers;
-} __attribute__((packed));
-
-#define VIRTIO_NET_HDR_F_NEEDS_CSUM 1
-#define VIRTIO_NET_HDR_F_DATA_VALID 2
-#define VIRTIO_NET_HDR_GSO_NONE 0
-#define VIRTIO_NET_HDR_GSO_TCPV4 1
-#define VIRTIO_NET_HDR_GSO_UDP 3
-#define VIRTIO_NET_HDR_GSO_TCPV6 4
-#define VIRTIO_NET_HDR_GSO_ECN 0x80
-
-/* ---- vhost-user messages ---- */
+/* ---- message header flags ---- */
 #define VHOST_USER_VERSION 0x1
 #define VHOST_USER_VERSION_MASK 0x3
 #define VHOST_USER_REPLY_MASK 0x4
@@ -96,8 +37,6 @@ struct virtio_net_hdr {
 
 /* Regions a SET_MEM_TABLE may carry (the spec's baseline); ADD_MEM_REG may go further. */
 #define VHOST_MEMORY_BASELINE_NREGIONS 8
-/* Slots we accept with CONFIGURE_MEM_SLOTS (GET_MAX_MEM_SLOTS answers this). */
-#define HV_VHOST_MAX_MEM_SLOTS 32
 /* The vring index field of KICK/CALL/ERR payloads, and the "no fd" flag beside it. */
 #define VHOST_USER_VRING_IDX_MASK 0xff
 #define VHOST_USER_VRING_NOFD_MASK 0x100
@@ -149,7 +88,11 @@ union vhost_user_payload {
 	uint8_t raw[512];
 };
 
-/* On the wire the payload follows the 12-byte header directly; here it is aligned. */
+/*
+ * On the wire the payload follows the 12-byte header directly; here it is
+ * aligned, so a message goes out as two pieces (header, then hdr.size bytes
+ * of payload) and comes in the same way.
+ */
 struct vhost_user_msg {
 	struct vhost_user_hdr hdr;
 	union vhost_user_payload payload;
@@ -172,18 +115,18 @@ enum vhost_msg_reply {
 
 /* Payload size rule. */
 enum vhost_msg_size {
-	SIZE_NONE,  /* 0 bytes */
-	SIZE_U64,   /* 8 */
-	SIZE_STATE, /* sizeof vhost_vring_state */
-	SIZE_ADDR,  /* sizeof vhost_vring_addr */
-	SIZE_MEM,   /* 8 + nregions * 32 */
+	SIZE_NONE,   /* 0 bytes */
+	SIZE_U64,    /* 8 */
+	SIZE_STATE,  /* sizeof vhost_vring_state */
+	SIZE_ADDR,   /* sizeof vhost_vring_addr */
+	SIZE_MEM,    /* 8 + nregions * 32 */
 	SIZE_MEMREG, /* sizeof vhost_memory_single */
 };
 
 /*
- * The messages we handle: request name, number, payload size rule, fds, reply.
- * The handler of X is vhost_msg_<lowercase x>() in vhost_msg.c. Anything else is
- * refused with a logged reason (see vhost_msg_dispatch).
+ * The messages hvswitch speaks: request name, handler name, number, payload
+ * size rule, fds, reply. The backend's handler of X is vhost_msg_<fn>() in
+ * drivers/vhost/vhost_msg.c; it refuses anything else with a logged reason.
  */
 #define VHOST_USER_MESSAGES(X)                                                      \
 	X(GET_FEATURES, get_features, 1, SIZE_NONE, FDS_NONE, REPLY_ALWAYS)         \
@@ -214,5 +157,29 @@ enum vhost_user_request {
 	VHOST_USER_MESSAGES(X)
 #undef X
 };
+
+/* The layouts are the wire's and the ring's: any change here is a bug. */
+_Static_assert(sizeof(struct vhost_user_hdr) == 12, "vhost-user header");
+_Static_assert(sizeof(struct vhost_vring_state) == 8, "vring state");
+_Static_assert(sizeof(struct vhost_vring_addr) == 40, "vring addr");
+_Static_assert(sizeof(struct vhost_memory_region) == 32, "memory region");
+_Static_assert(offsetof(struct vhost_memory, regions) == 8, "memory table");
+_Static_assert(sizeof(struct vhost_memory_single) == 40, "single region");
+_Static_assert(offsetof(struct vhost_user_msg, payload) == 16, "payload offset");
+_Static_assert(sizeof(struct vring_desc) == 16 && offsetof(struct vring_desc, len) == 8 &&
+		       offsetof(struct vring_desc, flags) == 12 &&
+		       offsetof(struct vring_desc, next) == 14,
+	       "vring_desc");
+_Static_assert(sizeof(struct vring_avail) == 4 && offsetof(struct vring_avail, ring) == 4,
+	       "vring_avail");
+_Static_assert(sizeof(struct vring_used_elem) == 8, "vring_used_elem");
+_Static_assert(sizeof(struct vring_used) == 4 && offsetof(struct vring_used, ring) == 4,
+	       "vring_used");
+/* 10 bytes without VERSION_1 or MRG_RXBUF, else 12 (num_buffers). */
+_Static_assert(sizeof(struct virtio_net_hdr) == 10, "virtio_net_hdr");
+_Static_assert(sizeof(struct virtio_net_hdr_v1) == 12 &&
+		       offsetof(struct virtio_net_hdr_v1, csum_start) == 6 &&
+		       offsetof(struct virtio_net_hdr_v1, num_buffers) == 10,
+	       "virtio_net_hdr_v1");
 
 #endif
