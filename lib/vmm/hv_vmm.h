@@ -68,8 +68,8 @@ struct hv_vm *hv_vm_create(const struct hv_vm_config *cfg);
 int hv_vm_start(struct hv_vm *vm);
 
 /**
- * One round of the VMM's event loop (switch socket, reconnects, hooks added
- * with hv_vm_add_fd()): waits for events at most timeout_ms, and never more
+ * One round of the VMM's event loop (hooks added with hv_vm_add_fd(); the
+ * switch port has a thread of its own): waits for events at most timeout_ms, and never more
  * than 100 ms (-1: 100 ms), so call it in a loop.
  * @return 1 when the VM has stopped, 0 otherwise, -1 on error
  */

@@ -35,7 +35,7 @@ pci_read(struct vmm_pci *pci, uint32_t bus, uint32_t slot, uint32_t fn, uint32_t
 {
 	struct vmm_pci_dev *d = pci_dev_at(pci, bus, slot, fn);
 
-	return d ? vmm_pci_cfg_read(d, reg, len) : 0xffffffff;
+	return d ? vmm_pci_guest_read(d, reg, len) : 0xffffffff;
 }
 
 static void

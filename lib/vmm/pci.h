@@ -20,6 +20,9 @@
 struct vmm_pci_dev_ops {
 	/* a write landed in the capability area (offset >= 0x40), after it was stored */
 	void (*cap_write)(void *opaque, uint32_t off, uint32_t len);
+	/* a guest read of the capability area is about to happen (a window
+	 * whose bytes the device fills on demand) */
+	void (*cap_read)(void *opaque, uint32_t off, uint32_t len);
 	/* a memory BAR moved: old_addr is where it decoded until now (not the
 	 * sizing pattern a guest wrote in between) */
 	void (*bar_moved)(void *opaque, unsigned int bar, uint64_t old_addr, uint64_t new_addr);
@@ -58,6 +61,8 @@ uint64_t vmm_pci_bar_addr(const struct vmm_pci_dev *d, unsigned int bar);
  * bytes (or of another length) return all ones; writes outside them, of
  * another length or across a dword boundary are ignored. */
 uint32_t vmm_pci_cfg_read(const struct vmm_pci_dev *d, uint32_t off, uint32_t len);
+/* A config read by the guest: vmm_pci_cfg_read after the device's cap_read. */
+uint32_t vmm_pci_guest_read(struct vmm_pci_dev *d, uint32_t off, uint32_t len);
 void vmm_pci_cfg_write(struct vmm_pci_dev *d, uint32_t off, uint32_t val, uint32_t len);
 
 struct hv_vm;

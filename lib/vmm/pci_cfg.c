@@ -88,6 +88,14 @@ vmm_pci_cfg_read(const struct vmm_pci_dev *d, uint32_t off, uint32_t len)
 	return v;
 }
 
+uint32_t
+vmm_pci_guest_read(struct vmm_pci_dev *d, uint32_t off, uint32_t len)
+{
+	if (off >= PCI_CAP_START && off < d->cap_end && d->ops && d->ops->cap_read)
+		d->ops->cap_read(d->opaque, off, len);
+	return vmm_pci_cfg_read(d, off, len);
+}
+
 /* A BAR register after a write of val: the size's low bits stay zero, which
  * is how the guest's all-ones write reads back the size. The register then
  * holds the sizing pattern (all address bits set: a window ending at 4 GiB,

@@ -2,8 +2,8 @@
 /*
  * vhost-user frontend: message encoding (12-byte header, then the payload,
  * fds as SCM_RIGHTS), replies, and the start-up sequence. Blocking with a
- * timeout: these messages run at connect time and when the guest's driver
- * starts the device, never on the data path.
+ * timeout: these messages run on the NIC's worker thread (and once when the
+ * VM is created), never on a vCPU and never on the data path.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -131,7 +131,7 @@ vu_set_fd(struct vu_frontend *fe, uint32_t request, uint32_t index, int fd)
 }
 
 int
-vu_connect(struct vu_frontend *fe, const char *path)
+vu_open(struct vu_frontend *fe, const char *path)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct timeval tv = {.tv_sec = VU_TIMEOUT_S};
@@ -152,7 +152,41 @@ vu_connect(struct vu_frontend *fe, const char *path)
 		vu_close(fe);
 		return -1;
 	}
-	if (vu_get_u64(fe, VHOST_USER_GET_FEATURES, &fe->features) != 0) {
+	return 0;
+}
+
+int
+vu_handshake(struct vu_frontend *fe)
+{
+	if (vu_get_u64(fe, VHOST_USER_GET_FEATURES, &fe->features) != 0)
+		return -1;
+	fe->queue_pairs = 1;
+	if (fe->features & (1ull << VHOST_USER_F_PROTOCOL_FEATURES)) {
+		uint64_t pf = 0, want = (1ull << VHOST_USER_PROTOCOL_F_REPLY_ACK) |
+					(1ull << VHOST_USER_PROTOCOL_F_MQ);
+
+		if (vu_get_u64(fe, VHOST_USER_GET_PROTOCOL_FEATURES, &pf) != 0 ||
+		    vu_set_u64(fe, VHOST_USER_SET_PROTOCOL_FEATURES, pf & want) != 0)
+			return -1;
+		fe->protocol_features = pf & want;
+		if (pf & (1ull << VHOST_USER_PROTOCOL_F_MQ)) {
+			uint64_t qn = 0;
+
+			if (vu_get_u64(fe, VHOST_USER_GET_QUEUE_NUM, &qn) != 0)
+				return -1;
+			/* a backend that claims none or absurdly many gets what we handle */
+			fe->queue_pairs = (uint16_t)(qn == 0 ? 1 : qn > 0x8000 ? 0x8000 : qn);
+		}
+	}
+	return 0;
+}
+
+int
+vu_connect(struct vu_frontend *fe, const char *path)
+{
+	if (vu_open(fe, path) != 0)
+		return -1;
+	if (vu_handshake(fe) != 0) {
 		vu_close(fe);
 		return -1;
 	}
@@ -177,16 +211,8 @@ vu_start(struct vu_frontend *fe, uint64_t features, const struct vu_mem_region *
 
 	if (nregions > VHOST_MEMORY_BASELINE_NREGIONS)
 		return vmm_err("vhost-user: too many memory regions");
-	if (fe->features & (1ull << VHOST_USER_F_PROTOCOL_FEATURES)) {
-		uint64_t pf = 0;
-
-		if (vu_get_u64(fe, VHOST_USER_GET_PROTOCOL_FEATURES, &pf) != 0 ||
-		    vu_set_u64(fe, VHOST_USER_SET_PROTOCOL_FEATURES,
-			       pf & (1ull << VHOST_USER_PROTOCOL_F_REPLY_ACK)) != 0)
-			return -1;
-		fe->protocol_features = pf & (1ull << VHOST_USER_PROTOCOL_F_REPLY_ACK);
+	if (fe->features & (1ull << VHOST_USER_F_PROTOCOL_FEATURES))
 		features |= 1ull << VHOST_USER_F_PROTOCOL_FEATURES;
-	}
 	if (!fe->owner_set) {
 		memset(&m, 0, sizeof(m));
 		m.hdr.request = VHOST_USER_SET_OWNER;
@@ -212,25 +238,33 @@ vu_start(struct vu_frontend *fe, uint64_t features, const struct vu_mem_region *
 	for (i = 0; i < nrings; i++) {
 		const struct vu_ring *r = &rings[i];
 
-		if (vu_set_state(fe, VHOST_USER_SET_VRING_NUM, i, r->num) != 0 ||
-		    vu_set_state(fe, VHOST_USER_SET_VRING_BASE, i, r->base) != 0)
+		if (vu_set_state(fe, VHOST_USER_SET_VRING_NUM, r->index, r->num) != 0 ||
+		    vu_set_state(fe, VHOST_USER_SET_VRING_BASE, r->index, r->base) != 0)
 			return -1;
 		memset(&m, 0, sizeof(m));
 		m.hdr.request = VHOST_USER_SET_VRING_ADDR;
 		m.hdr.size = sizeof(m.payload.addr);
-		m.payload.addr.index = i;
+		m.payload.addr.index = r->index;
 		m.payload.addr.desc_user_addr = r->desc_ua;
 		m.payload.addr.used_user_addr = r->used_ua;
 		m.payload.addr.avail_user_addr = r->avail_ua;
 		if (vu_request(fe, &m, NULL, 0) != 0 ||
-		    vu_set_fd(fe, VHOST_USER_SET_VRING_CALL, i, r->callfd) != 0 ||
-		    vu_set_fd(fe, VHOST_USER_SET_VRING_KICK, i, r->kickfd) != 0)
+		    vu_set_fd(fe, VHOST_USER_SET_VRING_CALL, r->index, r->callfd) != 0 ||
+		    vu_set_fd(fe, VHOST_USER_SET_VRING_KICK, r->index, r->kickfd) != 0)
 			return -1;
-		if ((features & (1ull << VHOST_USER_F_PROTOCOL_FEATURES)) &&
-		    vu_set_state(fe, VHOST_USER_SET_VRING_ENABLE, i, 1) != 0)
+		if ((features & (1ull << VHOST_USER_F_PROTOCOL_FEATURES)) && r->enable &&
+		    vu_set_state(fe, VHOST_USER_SET_VRING_ENABLE, r->index, 1) != 0)
 			return -1;
 	}
 	return 0;
+}
+
+int
+vu_enable_ring(struct vu_frontend *fe, unsigned int index, bool on)
+{
+	if (!(fe->features & (1ull << VHOST_USER_F_PROTOCOL_FEATURES)))
+		return vmm_err("vhost-user: rings cannot be enabled without protocol features");
+	return vu_set_state(fe, VHOST_USER_SET_VRING_ENABLE, index, on);
 }
 
 int

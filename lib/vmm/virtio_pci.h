@@ -17,7 +17,7 @@
 #include "msix.h"
 #include "pci.h"
 
-#define VIRTIO_PCI_MAX_QUEUES 4
+#define VMM_VIRTIO_MAX_QUEUES 9 /* virtio-net: 4 queue pairs and the control queue */
 
 /* BAR0 layout */
 #define VIRTIO_BAR_SIZE 0x8000
@@ -29,14 +29,6 @@
 #define VIRTIO_BAR_MSIX_TABLE 0x4000
 #define VIRTIO_BAR_MSIX_PBA 0x5000
 
-/* device status bits */
-#define VIRTIO_STATUS_ACK 1
-#define VIRTIO_STATUS_DRIVER 2
-#define VIRTIO_STATUS_DRIVER_OK 4
-#define VIRTIO_STATUS_FEATURES_OK 8
-#define VIRTIO_STATUS_NEEDS_RESET 0x40
-#define VIRTIO_STATUS_FAILED 0x80
-
 struct vmm_virtio_queue {
 	uint16_t size;
 	uint16_t vector;
@@ -46,10 +38,13 @@ struct vmm_virtio_queue {
 
 struct vmm_virtio_ops {
 	void (*config_read)(void *opaque, uint64_t off, void *data, uint32_t len);
-	/* FEATURES_OK accepted, DRIVER_OK set (return false to fail the device),
-	 * or reset (status 0) */
+	/* DRIVER_OK set (return false to fail the device: NEEDS_RESET) */
 	bool (*driver_ok)(void *opaque);
-	void (*reset)(void *opaque);
+	/* the driver wrote status 0: return true when the device is reset, false
+	 * when that takes time (the backend still runs the rings); the device
+	 * then calls vmm_virtio_pci_reset_done, and until then status reads
+	 * non-zero and the driver waits (virtio 1.2, 4.1.4.3.2) */
+	bool (*reset)(void *opaque);
 	/* a queue's vector, or that vector's MSI-X state, changed */
 	void (*vectors_changed)(void *opaque);
 	bool (*vector_pending)(void *opaque, unsigned int vec);
@@ -63,6 +58,11 @@ struct vmm_virtio_host_ops {
 	int (*ioeventfd)(void *ctx, int fd, uint64_t addr, bool assign);
 	/* BAR0 decodes at base from now on (the MMIO region moves there) */
 	void (*bar_moved)(void *ctx, uint64_t base);
+	/* send an MSI (the configuration change interrupt); NULL: none */
+	void (*signal_msi)(void *ctx, uint64_t addr, uint32_t data);
+	/* signal a kick eventfd (a notify written through the PCI_CFG window,
+	 * which no ioeventfd sees); NULL: dropped */
+	void (*kick)(void *ctx, int fd);
 };
 
 struct hv_vm;
@@ -74,27 +74,31 @@ struct vmm_virtio_pci {
 	struct vmm_pci_dev pci;
 	struct vmm_msix msix;
 	int msix_cap;
+	int pcicfg_cap; /* VIRTIO_PCI_CAP_PCI_CFG: BAR0 through config space */
 	const struct vmm_virtio_host_ops *host;
 	void *host_ctx;
-	int kickfd[VIRTIO_PCI_MAX_QUEUES];     /* -1: none */
-	uint64_t kick_addr[VIRTIO_PCI_MAX_QUEUES]; /* where it is registered; 0: nowhere */
+	int kickfd[VMM_VIRTIO_MAX_QUEUES];     /* -1: none */
+	uint64_t kick_addr[VMM_VIRTIO_MAX_QUEUES]; /* where it is registered; 0: nowhere */
 	uint64_t device_features;
 	uint64_t driver_features;
 	uint32_t dfselect, gfselect;
 	uint8_t status;
 	uint8_t generation;
+	uint8_t isr;          /* VIRTIO_PCI_ISR_CONFIG until read */
+	bool config_pending;  /* config interrupt held while its vector is masked */
+	bool resetting;       /* status 0 written, the device not reset yet */
 	uint16_t qsel;
 	uint16_t config_vector;
 	uint16_t nqueues;
 	uint16_t qsize_max;
-	struct vmm_virtio_queue q[VIRTIO_PCI_MAX_QUEUES];
+	struct vmm_virtio_queue q[VMM_VIRTIO_MAX_QUEUES];
 	const struct vmm_virtio_ops *ops;
 	void *opaque;
 };
 
 /**
  * Set up the transport of a device with nqueues queues (at most
- * VIRTIO_PCI_MAX_QUEUES) of at most qsize_max entries, BAR0 at bar_addr, and
+ * VMM_VIRTIO_MAX_QUEUES) of at most qsize_max entries, BAR0 at bar_addr, and
  * reset it. Pure: no KVM. Returns 0, or -1 when the capabilities do not fit.
  * All calls on v (and the register handlers) run under the VM's device lock.
  */
@@ -121,6 +125,20 @@ uint64_t vmm_virtio_notify_addr(const struct vmm_virtio_pci *v, unsigned int q);
  * data zeroed by the caller for reads (as the MMIO bus does). */
 void vmm_virtio_pci_bar_read(void *v, uint64_t off, void *data, uint32_t len);
 void vmm_virtio_pci_bar_write(void *v, uint64_t off, const void *data, uint32_t len);
+/**
+ * The device configuration changed (virtio 1.2, 4.1.4.3.1 and 4.1.5.3):
+ * bump config_generation, set the ISR bit and send the configuration change
+ * interrupt on the config vector (held in the PBA while it is masked, sent
+ * on unmask). Under the device lock.
+ */
+void vmm_virtio_pci_config_changed(struct vmm_virtio_pci *v);
+/**
+ * The device can no longer run (2.1.2): set NEEDS_RESET and, once the driver
+ * set DRIVER_OK, notify it (a configuration change). Under the device lock.
+ */
+void vmm_virtio_pci_needs_reset(struct vmm_virtio_pci *v);
+/** A reset the device's reset op deferred is complete: status reads 0. */
+void vmm_virtio_pci_reset_done(struct vmm_virtio_pci *v);
 /* For a device's config_read: [off, off + len) of its config image img of
  * img_len bytes; nothing is copied when that is not all inside. */
 void vmm_virtio_config_copy(const void *img, uint32_t img_len, uint64_t off, void *data,

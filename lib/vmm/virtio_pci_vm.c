@@ -2,6 +2,8 @@
 /* The virtio-pci transport on a VM (see virtio_pci.h): BAR0 from the PCI
  * window on the MMIO bus, the function on bus 0, the kicks as KVM
  * ioeventfds. The registers themselves are virtio_pci.c's. */
+#include <unistd.h>
+
 #include "virtio_pci.h"
 #include "vmm_internal.h"
 
@@ -21,9 +23,30 @@ vm_bar_moved(void *ctx, uint64_t base)
 	v->bar_region->base = base;
 }
 
+static void
+vm_signal_msi(void *ctx, uint64_t addr, uint32_t data)
+{
+	struct vmm_virtio_pci *v = ctx;
+
+	vmm_signal_msi(v->vm, addr, data);
+}
+
+static void
+vm_kick(void *ctx, int fd)
+{
+	uint64_t one = 1;
+
+	(void)ctx;
+	if (write(fd, &one, sizeof(one)) < 0) {
+		/* the backend drains the counter: it cannot overflow */
+	}
+}
+
 static const struct vmm_virtio_host_ops vm_host_ops = {
 	.ioeventfd = vm_ioeventfd,
 	.bar_moved = vm_bar_moved,
+	.signal_msi = vm_signal_msi,
+	.kick = vm_kick,
 };
 
 static const struct vmm_io_ops bar_ops = {

@@ -581,7 +581,7 @@ hv_vm_poll(struct hv_vm *vm, int timeout_ms)
 
 	if (hv_vm_exit_reason(vm))
 		return 1;
-	/* wake up at least every 100 ms for reconnect attempts */
+	/* wake up at least every 100 ms to notice a stop */
 	wait = timeout_ms < 0 || timeout_ms > 100 ? 100 : timeout_ms;
 	n = epoll_wait(vm->epoll_fd, evs, 8, wait);
 	if (n < 0 && errno != EINTR)
@@ -597,8 +597,6 @@ hv_vm_poll(struct hv_vm *vm, int timeout_ms)
 				break;
 			}
 	}
-	if (vm->net)
-		vmm_virtio_net_tick(vm);
 	return hv_vm_exit_reason(vm) ? 1 : 0;
 }
 

@@ -191,8 +191,6 @@ int vmm_pci_init(struct hv_vm *vm);
 void vmm_pci_free(struct hv_vm *vm);
 int vmm_virtio_net_init(struct hv_vm *vm);
 void vmm_virtio_net_free(struct hv_vm *vm);
-/* event loop tick: reconnect to the switch when the link is down */
-void vmm_virtio_net_tick(struct hv_vm *vm);
 /* BAR0 and bus/device/function of the NIC (0 when there is none) */
 int vmm_pci_virtio_location(struct hv_vm *vm, uint64_t *bar, uint32_t *bdf);
 

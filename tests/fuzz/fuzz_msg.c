@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "hv_test_fuzz.h"
 #include "vhost_internal.h"
 
 #define MAX_FDS VHOST_MEMORY_BASELINE_NREGIONS /* what the socket layer accepts */
@@ -36,14 +37,6 @@
 #define CHECK_EVERY 1000
 /* fds created while one input runs: at most MAX_FDS per message */
 #define MAX_TRACKED 4096
-
-#define FUZZ_ASSERT(cond)                                                        \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #cond); \
-			abort();                                                 \
-		}                                                                \
-	} while (0)
 
 /* Fd rule of each request, from the driver's own table; 0: unknown request. */
 static const uint8_t msg_fds[] = {

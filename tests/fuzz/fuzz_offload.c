@@ -24,14 +24,8 @@
 #include <rte_mbuf.h>
 
 #include "hv_offload.h"
-
-#define FUZZ_ASSERT(cond)                                                        \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #cond); \
-			abort();                                                 \
-		}                                                                \
-	} while (0)
+#include "hv_test_fuzz.h"
+#include "hv_test_mbuf.h"
 
 #define IN_HDR 12
 #define FRAME_MAX (65535 + 18)
@@ -86,31 +80,6 @@ le16(const uint8_t *p)
 	return (uint16_t)(p[0] | p[1] << 8);
 }
 
-static struct rte_mbuf *
-frame_mbuf(const uint8_t *b, uint32_t len, uint32_t piece)
-{
-	struct rte_mbuf *head = NULL, *prev = NULL;
-	uint32_t off = 0;
-
-	do {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
-		uint32_t k = RTE_MIN(RTE_MIN(piece, len - off), (uint32_t)rte_pktmbuf_tailroom(m));
-
-		FUZZ_ASSERT(m != NULL);
-		memcpy(rte_pktmbuf_append(m, (uint16_t)k), b + off, k);
-		if (head == NULL) {
-			head = m;
-		} else {
-			prev->next = m;
-			head->nb_segs++;
-			head->pkt_len += k;
-		}
-		prev = m;
-		off += k;
-	} while (off < len);
-	return head;
-}
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -134,7 +103,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	caps = data[10] & 0x3f;
 	piece = data[11] == 0 ? 2048 : data[11] * 64u + 1;
 	len = (uint32_t)(size - IN_HDR);
-	m = frame_mbuf(data + IN_HDR, len, piece);
+	m = hv_test_mbuf_chain(mp, data + IN_HDR, len, piece);
+	FUZZ_ASSERT(m != NULL);
 	*hv_offload_mbuf_hdr(m) = h;
 	m->ol_flags |= hv_offload_hdr_flag;
 	rc = hv_offload_check(m, &h, &lo);

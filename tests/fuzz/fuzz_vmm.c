@@ -7,6 +7,9 @@
  *
  * Input: a sequence of 12-byte operations, as a guest would issue them:
  *   [kind][width][offset: le16][value: le64]
+ *   kind & 0x80: a reset the device deferred completes after the operation;
+ *   kind & 0x40: a configuration change (link) after it; kind & 0x30 == 0x30:
+ *   the device sets NEEDS_RESET after it
  *   kind % 4   0: config read, 1: config write (offset & 0x1ff, so past the
  *              256 bytes too; length width % 9, 0 to 8, as the API may be
  *              called); 2: BAR0 read, 3: BAR0 write (offset % 0x8000, length
@@ -24,25 +27,28 @@
  *     registered, no double registration); the MMIO region is there too;
  *   - MSI-X: 3 vectors, state as message control says, reserved bits clear;
  *   - virtio: queue sizes powers of two within the maximum, vectors valid,
- *     FEATURES_OK only with a subset of the offer including VERSION_1;
+ *     FEATURES_OK only with a subset of the offer including VERSION_1; a
+ *     config interrupt only on the config vector's message while unmasked;
+ *     a notify through the PCI_CFG window only to a queue's kick eventfd;
  *   - reads: config reads return the bytes (or all ones outside); BAR reads
- *     write only their own bytes (an exact-size heap buffer), the notify and
- *     ISR areas read zero.
+ *     write only their own bytes (an exact-size heap buffer), the notify area
+ *     and the ISR area past its first byte read zero.
+ * Then the same input, repeated to fill 16 KiB, is guest memory for the
+ * virtio-net control queue (virtio_net_ctrl.c), its size and ring addresses
+ * from the first bytes: every used entry lands inside the used ring, the
+ * used index counts exactly the entries answered, and a broken ring stays
+ * broken.
  * HV_FUZZ_LOG=1 prints every operation (to replay one input).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "virtio_pci.h"
+#include <linux/virtio_config.h>
 
-#define FUZZ_ASSERT(cond)                                                          \
-	do {                                                                       \
-		if (!(cond)) {                                                     \
-			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #cond); \
-			abort();                                                   \
-		}                                                                  \
-	} while (0)
+#include "hv_test_fuzz.h"
+#include "virtio_net_ctrl.h"
+#include "virtio_pci.h"
 
 #define OP_SIZE 12
 #define NQ 2
@@ -99,14 +105,35 @@ fake_bar_moved(void *ctx, uint64_t base)
 	kvm.region_base = base;
 }
 
+static struct vmm_virtio_pci *dev;
+
+/* the config interrupt: only a vector's message, and only while it is unmasked */
+static void
+fake_signal_msi(void *ctx, uint64_t addr, uint32_t data)
+{
+	uint16_t vec = dev->config_vector;
+
+	(void)ctx;
+	FUZZ_ASSERT(vec < dev->msix.nvec && !vmm_msix_masked(&dev->msix, vec));
+	FUZZ_ASSERT(addr == vmm_msix_addr(&dev->msix, vec) && data == vmm_msix_data(&dev->msix, vec));
+}
+
+/* a notify through the PCI_CFG window: one of the queues' kick eventfds */
+static void
+fake_kick(void *ctx, int fd)
+{
+	(void)ctx;
+	FUZZ_ASSERT(fd >= KICKFD && fd < KICKFD + NQ);
+}
+
 static const struct vmm_virtio_host_ops host_ops = {
 	.ioeventfd = fake_ioeventfd,
 	.bar_moved = fake_bar_moved,
+	.signal_msi = fake_signal_msi,
+	.kick = fake_kick,
 };
 
 /* ---- a fake device: virtio-net's config image, no backend ---- */
-
-static struct vmm_virtio_pci *dev;
 
 static void
 check_vectors(const struct vmm_virtio_pci *v)
@@ -136,11 +163,14 @@ dev_driver_ok(void *opaque)
 
 static unsigned int resets;
 
-static void
+/* Every other reset takes time (a backend stopping its rings): the device
+ * finishes it on the next operation. */
+static bool
 dev_reset(void *opaque)
 {
 	(void)opaque;
-	resets++; /* a backend would stop its rings */
+	resets++;
+	return resets & 1;
 }
 
 /* not static: the reads into it must not be optimised away */
@@ -201,6 +231,10 @@ writable(const struct vmm_virtio_pci *v, uint32_t o)
 		return 0xff;
 	if (o == (uint32_t)v->msix_cap + 3)
 		return (MSIX_CTRL_ENABLE | MSIX_CTRL_FMASK) >> 8;
+	/* the PCI_CFG window: bar, offset, length and data */
+	if (o == (uint32_t)v->pcicfg_cap + 4 ||
+	    (o >= (uint32_t)v->pcicfg_cap + 8 && o < (uint32_t)v->pcicfg_cap + 20))
+		return 0xff;
 	return 0;
 }
 
@@ -254,7 +288,8 @@ check(const struct vmm_virtio_pci *v)
 		FUZZ_ASSERT(s != 0 && s <= QSIZE_MAX && (s & (s - 1)) == 0);
 	}
 	check_vectors(v);
-	if (v->status & VIRTIO_STATUS_FEATURES_OK)
+	FUZZ_ASSERT(!v->config_pending || v->config_vector < v->msix.nvec);
+	if (v->status & VIRTIO_CONFIG_S_FEATURES_OK)
 		FUZZ_ASSERT(!(v->driver_features & ~v->device_features) &&
 			    (v->driver_features & F_VERSION_1));
 }
@@ -268,7 +303,7 @@ cfg_op(struct vmm_virtio_pci *v, bool wr, uint32_t off, uint32_t len, uint32_t v
 		vmm_pci_cfg_write(&v->pci, off, val, len);
 		return;
 	}
-	got = vmm_pci_cfg_read(&v->pci, off, len);
+	got = vmm_pci_guest_read(&v->pci, off, len);
 	if (len == 0 || len > 4 || off + len > PCI_CFG_SIZE)
 		want = 0xffffffff;
 	else
@@ -290,7 +325,7 @@ bar_op(struct vmm_virtio_pci *v, bool wr, uint64_t off, uint32_t len, uint64_t v
 	} else {
 		memset(buf, 0, len); /* as the MMIO bus does */
 		vmm_virtio_pci_bar_read(v, off, buf, len);
-		if ((off >= VIRTIO_BAR_ISR && off < VIRTIO_BAR_DEVICE) ||
+		if ((off > VIRTIO_BAR_ISR && off < VIRTIO_BAR_DEVICE) ||
 		    (off >= VIRTIO_BAR_NOTIFY && off < VIRTIO_BAR_MSIX_TABLE))
 			for (i = 0; i < len; i++)
 				FUZZ_ASSERT(buf[i] == 0);
@@ -306,6 +341,48 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/* ---- the control queue ---- */
+
+static uint8_t guest_mem[1 << 14];
+
+static void *
+ctrl_gpa(void *ctx, uint64_t gpa, uint64_t len)
+{
+	(void)ctx;
+	return gpa <= sizeof(guest_mem) && len <= sizeof(guest_mem) - gpa ? guest_mem + gpa
+									   : NULL;
+}
+
+static void
+fuzz_ctrlq(const uint8_t *data, size_t size)
+{
+	struct vmm_net_ctrlq cq;
+	size_t i;
+	uint16_t qsize;
+	unsigned int round, done;
+
+	if (size < 8)
+		return;
+	for (i = 0; i < sizeof(guest_mem); i += size)
+		memcpy(guest_mem + i, data, size < sizeof(guest_mem) - i ? size : sizeof(guest_mem) - i);
+	qsize = (uint16_t)(1u << (data[0] % 9));
+	/* ring addresses: mostly inside memory, sometimes at its end or past it */
+	vmm_net_ctrl_init(&cq, qsize, (uint64_t)(data[1] | data[2] << 8),
+			  (uint64_t)(data[3] | data[4] << 8) / 2,
+			  (uint64_t)(data[5] | data[6] << 8), (uint16_t)(1 + data[7] % 8), ctrl_gpa,
+			  NULL);
+	for (round = 0; round < 2; round++) {
+		uint16_t before = cq.used_idx;
+		bool broken = cq.broken;
+
+		done = vmm_net_ctrl_process(&cq);
+		FUZZ_ASSERT((uint16_t)(cq.used_idx - before) == done);
+		FUZZ_ASSERT(done <= qsize);
+		FUZZ_ASSERT(!broken || (cq.broken && done == 0));
+		FUZZ_ASSERT(cq.pairs >= 1 && cq.pairs <= cq.max_pairs);
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -315,6 +392,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	FUZZ_ASSERT(v != NULL);
 	memset(&kvm, 0, sizeof(kvm));
+	resets = 0;
 	dev = v;
 	FUZZ_ASSERT(vmm_virtio_pci_setup(v, 1, NQ, QSIZE_MAX, BAR0, &dev_ops, NULL, &host_ops,
 					 NULL) == 0);
@@ -353,7 +431,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		else
 			bar_op(v, kind & 1, off, len, val);
 		check(v);
+		/* the device's side: a deferred reset completes, the config
+		 * changes (link), the device fails */
+		if (r[0] & 0x80)
+			vmm_virtio_pci_reset_done(v);
+		if (r[0] & 0x40)
+			vmm_virtio_pci_config_changed(v);
+		if ((r[0] & 0x30) == 0x30)
+			vmm_virtio_pci_needs_reset(v);
+		check(v);
 	}
 	free(v);
+	fuzz_ctrlq(data, size);
 	return 0;
 }

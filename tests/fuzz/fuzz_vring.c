@@ -16,19 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hv_test_fuzz.h"
 #include "vhost_vring.h"
 
 #define REGION_SIZE 0x8000u
 #define R0_GPA UINT64_C(0x1000)
 #define HDR_SIZE 4
-
-#define FUZZ_ASSERT(cond)                                                        \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #cond); \
-			abort();                                                 \
-		}                                                                \
-	} while (0)
 
 static const uint64_t r1_gpa[4] = {
 	R0_GPA + REGION_SIZE,               /* adjacent: chains span both */

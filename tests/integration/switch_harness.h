@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <check.h>
 #include <cjson/cJSON.h>
 #include <rte_ether.h>
 #include <rte_mempool.h>
@@ -99,6 +100,12 @@ struct guest {
 /* Environment: EAL (this process) and the guests' pool. */
 int swh_env_init(int argc, char **argv);
 void swh_env_fini(void);
+/*
+ * main() of a daemon test: swh_env_init(), the Check suite made by
+ * @make_suite run in this process (CK_NOFORK: one EAL per process), then
+ * swh_env_fini(). @return the exit status, 0 when every test passed.
+ */
+int swh_run_suite(Suite *(*make_suite)(void), int argc, char **argv);
 /* A MAC of the form 02:00:00:00:00:nn. */
 struct rte_ether_addr swh_mac(uint8_t n);
 extern const struct rte_ether_addr swh_bcast;

@@ -11,10 +11,6 @@
  * reached G before it.
  */
 #include <check.h>
-#include <arpa/inet.h>
-#include <linux/if_ether.h>
-#include <linux/if_packet.h>
-#include <net/if.h>
 #include <sys/socket.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -28,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hv_test_net.h"
 #include "switch_harness.h"
 
 #define T SWH_TIMEOUT_MS
@@ -588,22 +585,6 @@ END_TEST
 
 /* ---- ethdev uplink: a kernel tap interface behind net_tap ---- */
 
-/* A raw socket on interface @ifname, or -1. */
-static int
-raw_open(const char *ifname)
-{
-	struct sockaddr_ll sa = {.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL)};
-	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
-
-	sa.sll_ifindex = (int)if_nametoindex(ifname);
-	if (fd < 0 || sa.sll_ifindex == 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* Wait for a frame of ours with id @id on the raw socket (the guests are polled meanwhile). */
 static bool
 raw_wait(int fd, uint32_t id)
@@ -648,7 +629,7 @@ START_TEST(ethdev_uplink)
 	cJSON_Delete(hvsw_ok(&D, "port.add", "%s", args));
 	ck_assert_int_eq(iface_set_up(ifname, true), 0);
 	ck_assert_msg(hvsw_wait_up(&D, "up0", T), "tap port not up");
-	fd = raw_open(ifname);
+	fd = hv_test_raw_open(ifname);
 	ck_assert_msg(fd >= 0, "raw socket on %s", ifname);
 	/* guest -> uplink: a broadcast floods to the tap interface */
 	id = guest_send(&G[0], &swh_bcast, NULL, 0);
@@ -1155,16 +1136,5 @@ make_suite(void)
 int
 main(int argc, char **argv)
 {
-	SRunner *sr;
-	int failed;
-
-	if (swh_env_init(argc, argv) != 0)
-		return 1;
-	sr = srunner_create(make_suite());
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_VERBOSE);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	swh_env_fini();
-	return failed == 0 ? 0 : 1;
+	return swh_run_suite(make_suite, argc, argv);
 }

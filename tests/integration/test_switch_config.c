@@ -266,16 +266,5 @@ make_suite(void)
 int
 main(int argc, char **argv)
 {
-	SRunner *sr;
-	int failed;
-
-	if (swh_env_init(argc, argv) != 0)
-		return 1;
-	sr = srunner_create(make_suite());
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_VERBOSE);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	swh_env_fini();
-	return failed == 0 ? 0 : 1;
+	return swh_run_suite(make_suite, argc, argv);
 }

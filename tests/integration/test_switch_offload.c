@@ -10,10 +10,6 @@
  * are checked with a checksum routine of this file, not the library's.
  */
 #include <check.h>
-#include <arpa/inet.h>
-#include <linux/if_ether.h>
-#include <linux/if_packet.h>
-#include <net/if.h>
 #include <stdio.h>
 #include <sys/socket.h>
 #include <stdlib.h>
@@ -25,6 +21,9 @@
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
 
+#include "hv_test_csum.h"
+#include "hv_test_mbuf.h"
+#include "hv_test_net.h"
 #include "switch_harness.h"
 
 #define T SWH_TIMEOUT_MS
@@ -41,34 +40,6 @@ static const uint64_t rx_caps[4] = {
 	0,
 	RTE_ETH_RX_OFFLOAD_TCP_CKSUM,
 };
-
-/* ---- an independent checksum ---- */
-
-static uint32_t
-naive_add(uint32_t sum, const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i + 1 < n; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (n & 1)
-		sum += (uint32_t)p[n - 1] << 8;
-	return sum;
-}
-
-static uint16_t
-naive_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
-
-static uint32_t
-naive_pseudo(const uint8_t *ip, bool v6, uint32_t len)
-{
-	if (v6)
-		return naive_add(0, ip + 8, 32) + (len >> 16) + (len & 0xffff) + 6;
-	return naive_add(0, ip + 12, 8) + len + 6;
-}
 
 /* A big-endian 32-bit field at any alignment. */
 static uint32_t
@@ -122,7 +93,7 @@ make_frame(struct tcp_frame *f, bool v6, uint32_t payload, const struct rte_ethe
 		ip[8] = 64;
 		ip[9] = 6;
 		memcpy(ip + 12, "\x0a\x01\x00\x01\x0a\x01\x00\x02", 8);
-		c = (uint16_t)~naive_fold(naive_add(0, ip, 20));
+		c = (uint16_t)~hv_test_csum(0, ip, 20);
 		ip[10] = (uint8_t)(c >> 8);
 		ip[11] = (uint8_t)c;
 	}
@@ -142,27 +113,10 @@ make_frame(struct tcp_frame *f, bool v6, uint32_t payload, const struct rte_ethe
 static void
 send_frame_as(struct tcp_frame *f, bool csum, bool tso, uint16_t mss)
 {
-	struct rte_mempool *mp = swh_guest_pool();
-	struct rte_mbuf *head = NULL, *prev = NULL;
-	uint32_t off = 0;
+	struct rte_mbuf *head = hv_test_mbuf_chain(swh_guest_pool(), f->b, f->len, 0);
 	uint64_t end = swh_now_ms() + T;
 
-	while (off < f->len) {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
-		uint32_t k = RTE_MIN(f->len - off, (uint32_t)rte_pktmbuf_tailroom(m));
-
-		ck_assert_ptr_nonnull(m);
-		memcpy(rte_pktmbuf_append(m, (uint16_t)k), f->b + off, k);
-		if (head == NULL) {
-			head = m;
-		} else {
-			prev->next = m;
-			head->nb_segs++;
-			head->pkt_len += k;
-		}
-		prev = m;
-		off += k;
-	}
+	ck_assert_ptr_nonnull(head);
 	head->l2_len = f->l2;
 	head->l3_len = f->l3;
 	head->l4_len = f->l4;
@@ -235,7 +189,7 @@ check_segments(const struct tcp_frame *f, struct rte_mbuf **segs, unsigned int n
 		ip = b + f->l2;
 		tcp = ip + f->l3;
 		if (!f->v6) {
-			ck_assert_uint_eq(naive_fold(naive_add(0, ip, 20)), 0xffff);
+			ck_assert_uint_eq(hv_test_csum(0, ip, 20), 0xffff);
 			ck_assert_uint_eq(ip[2] << 8 | ip[3], f->l3 + f->l4 + plen);
 			ck_assert_uint_eq(ip[4] << 8 | ip[5], 0x1200 + k);
 		} else {
@@ -245,15 +199,15 @@ check_segments(const struct tcp_frame *f, struct rte_mbuf **segs, unsigned int n
 		/* PSH only on the last */
 		ck_assert_uint_eq(!!(tcp[13] & RTE_TCP_PSH_FLAG), k + 1 == n);
 		ck_assert_mem_eq(tcp + f->l4, f->b + f->l2 + f->l3 + f->l4 + got, plen);
-		sum = naive_pseudo(ip, f->v6, f->l4 + plen);
+		sum = hv_test_csum_pseudo(ip, f->v6, f->l4 + plen);
 		if (partial) {
 			/* the virtio PMD says "not checked"; the field is the pseudo-header sum */
 			ck_assert_uint_eq(m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK,
 					  RTE_MBUF_F_RX_L4_CKSUM_NONE);
 			/* (what a receiver adds the segment's sum to: then it is complete) */
-			ck_assert_uint_eq(tcp[16] << 8 | tcp[17], naive_fold(sum));
+			ck_assert_uint_eq(tcp[16] << 8 | tcp[17], hv_test_csum_fold(sum));
 		} else {
-			ck_assert_uint_eq(naive_fold(naive_add(sum, tcp, f->l4 + plen)), 0xffff);
+			ck_assert_uint_eq(hv_test_csum(sum, tcp, f->l4 + plen), 0xffff);
 		}
 		got += plen;
 		rte_pktmbuf_free(m);
@@ -385,7 +339,7 @@ START_TEST(single_frame_checksum_finished)
 	/* vm2 (no GUEST_CSUM) gets it finished; vm1 and vm3 as it was */
 	ck_assert_uint_eq(receive(2, rx, 1), 1);
 	b = rte_pktmbuf_read(rx[0], 0, frame.len, rxbuf);
-	ck_assert_uint_eq(naive_fold(naive_add(naive_pseudo(b + 14, false, 1032), b + 34, 1032)),
+	ck_assert_uint_eq(hv_test_csum(hv_test_csum_pseudo(b + 14, false, 1032), b + 34, 1032),
 			  0xffff);
 	ck_assert_mem_eq(b + 34 + 32, frame.b + 34 + 32, 1000);
 	rte_pktmbuf_free(rx[0]);
@@ -482,21 +436,6 @@ END_TEST
 
 /* ---- to an ethdev: net_tap offers TSO and checksum offloads ---- */
 
-static int
-raw_open(const char *ifname)
-{
-	struct sockaddr_ll sa = {.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL)};
-	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
-
-	sa.sll_ifindex = (int)if_nametoindex(ifname);
-	if (fd < 0 || sa.sll_ifindex == 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /*
  * A TSO send flooded to the guests and a net_tap uplink: the switch hands it
  * whole to the tap PMD's TSO (RTE_MBUF_F_TX_TCP_SEG), which cuts it at the
@@ -519,7 +458,7 @@ START_TEST(tso_to_tap_uplink)
 	snprintf(cmd, sizeof(cmd), "ip link set %s up", ifname);
 	ck_assert_int_eq(system(cmd), 0);
 	ck_assert_msg(hvsw_wait_up(&D, "up0", T), "tap port not up");
-	fd = raw_open(ifname);
+	fd = hv_test_raw_open(ifname);
 	ck_assert_msg(fd >= 0, "raw socket on %s", ifname);
 	make_frame(&frame, false, 20000, &unknown);
 	payload = 20000;
@@ -545,10 +484,10 @@ START_TEST(tso_to_tap_uplink)
 			continue;
 		ip_len = (uint32_t)(f[16] << 8 | f[17]);
 		ck_assert_uint_eq(ip_len + 14, (uint32_t)n);
-		ck_assert_uint_eq(naive_fold(naive_add(0, f + 14, 20)), 0xffff);
+		ck_assert_uint_eq(hv_test_csum(0, f + 14, 20), 0xffff);
 		plen = ip_len - 20 - 32;
-		ck_assert_uint_eq(naive_fold(naive_add(naive_pseudo(f + 14, false, 32 + plen), f + 34,
-						       32 + plen)),
+		ck_assert_uint_eq(hv_test_csum(hv_test_csum_pseudo(f + 14, false, 32 + plen),
+					       f + 34, 32 + plen),
 				  0xffff);
 		off = get32(f + 34 + 4) - seq0;
 		ck_assert_uint_le(off + plen, payload);
@@ -623,16 +562,12 @@ START_TEST(long_frame_to_ring_uplink)
 }
 END_TEST
 
-int
-main(int argc, char **argv)
+static Suite *
+make_suite(void)
 {
 	Suite *s = suite_create("switch_offload");
 	TCase *t = tcase_create("offload");
-	SRunner *sr;
-	int failed;
 
-	if (swh_env_init(argc, argv) != 0)
-		return 1;
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, tso_flooded_to_each_in_its_form);
@@ -642,11 +577,11 @@ main(int argc, char **argv)
 	tcase_add_test(t, tso_to_tap_uplink);
 	tcase_add_test(t, long_frame_to_ring_uplink);
 	suite_add_tcase(s, t);
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	swh_env_fini();
-	return failed == 0 ? 0 : 1;
+	return s;
+}
+
+int
+main(int argc, char **argv)
+{
+	return swh_run_suite(make_suite, argc, argv);
 }

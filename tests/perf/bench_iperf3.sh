@@ -60,7 +60,7 @@ die() {
 note() {
 	echo "bench_iperf3: $*" >&2
 }
-# stop_pid, forget_pid, ovs_vsctl, ovs_db_start
+# stop_pid, forget_pid, ovs_vsctl, ovs_db_start, ovs_db_bridge, bench_median
 . "$(dirname "$0")/bench_lib.sh"
 
 [ -x "$build/app/hvswitch/hvswitch" ] || die "no $build/app/hvswitch/hvswitch (build first: ninja -C $build)"
@@ -124,18 +124,10 @@ ovs_setup() {
 	ovs_db_start "$vswitchd" "$qemu_cpu" || return 1
 	# --legacy-mem: ovs-vswitchd adds --in-memory otherwise, which --no-huge refuses;
 	# per-port-memory: the shared 262144-mbuf pool does not fit in -m 1024
-	{ ovs_vsctl init &&
-		ovs_vsctl set Open_vSwitch . other_config:dpdk-init=true \
-			"other_config:dpdk-extra=--no-pci --no-huge --legacy-mem -m 1024 --file-prefix=${prefix}ovs" \
-			other_config:pmd-cpu-mask="$dut_mask" other_config:dpdk-lcore-mask="$qemu_mask" \
-			other_config:per-port-memory=true other_config:userspace-tso-enable=true &&
-		ovs_vsctl add-br br0 -- set bridge br0 datapath_type=netdev &&
-		ovs_vsctl add-port br0 p0 -- set Interface p0 type=dpdkvhostuserclient \
-			"options:vhost-server-path=$rundir/ovs0.sock" &&
-		ovs_vsctl add-port br0 p1 -- set Interface p1 type=dpdkvhostuserclient \
-			"options:vhost-server-path=$rundir/ovs1.sock"; } \
-		>>"$ovs_dir/vsctl.log" 2>&1 || { ovs_why="ovs-vsctl failed: $(tail -2 "$ovs_dir/vsctl.log")"; return 1; }
-	return 0
+	ovs_db_bridge "$rundir/ovs0.sock" "$rundir/ovs1.sock" \
+		"other_config:dpdk-extra=--no-pci --no-huge --legacy-mem -m 1024 --file-prefix=${prefix}ovs" \
+		other_config:pmd-cpu-mask="$dut_mask" other_config:dpdk-lcore-mask="$qemu_mask" \
+		other_config:per-port-memory=true other_config:userspace-tso-enable=true
 }
 
 # ---------------------------------------------------------------- DUTs
@@ -348,12 +340,6 @@ print(json.load(open(sys.argv[1]))["stats"]["offload"]["passthrough"])' "$rundir
 	gbps[$dut]+="$g "
 }
 
-median() {
-	tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g |
-		awk '{ v[NR] = $1 } END { if (NR == 0) print 0;
-		     else if (NR % 2) print v[(NR + 1) / 2];
-		     else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 # ---------------------------------------------------------------- main
 echo "bench_iperf3: $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -r)," \
@@ -381,10 +367,10 @@ done
 
 echo
 for dut in $duts; do
-	echo "SUMMARY dut=$dut gbps=$(median "${gbps[$dut]:-}") runs=$(sed 's/ $//; s/ /,/g' <<<"${gbps[$dut]:-}")"
+	echo "SUMMARY dut=$dut gbps=$(bench_median "${gbps[$dut]:-}" 3) runs=$(sed 's/ $//; s/ /,/g' <<<"${gbps[$dut]:-}")"
 done
-h=$(median "${gbps[hvswitch]:-}")
-o=$(median "${gbps[ovs]:-}")
+h=$(bench_median "${gbps[hvswitch]:-}" 3)
+o=$(bench_median "${gbps[ovs]:-}" 3)
 echo "SUMMARY ratio=hvswitch/ovs value=$(awk -v a="$h" -v b="$o" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "n/a" }')"
 [ "$ovs_ok" = 1 ] || [[ " ${HV_BENCH_DUTS:-ovs} " != *" ovs "* ]] || note "OVS was not measured: $ovs_why"
 [ "$failures" -eq 0 ] || die "$failures run(s) failed"

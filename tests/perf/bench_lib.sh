@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Shared by the benchmarks that start processes and OVS-DPDK
-# (bench_switch.sh, bench_iperf3.sh, bench_offload.sh; profile_vhost.sh for
-# stop_pid and bench_tick_rate). Sourced; the caller
-# defines note(), the array pids (processes to stop on exit, newest last)
-# and, for OVS, ovs_dir.
+# (bench_switch.sh, bench_vhost.sh, bench_iperf3.sh, bench_offload.sh;
+# profile_vhost.sh for stop_pid, bench_tick_rate and the testpmd launcher).
+# Sourced; the caller defines note(), the array pids (processes to stop on
+# exit, newest last) and, for OVS, ovs_dir. Brings tests/lib/testpmd.sh
+# (testpmd_start, testpmd_quit: the testpmd reference of the benchmarks).
+
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/testpmd.sh"
 
 # Stop one process: @3 (default INT), then SIGKILL after @2 seconds.
 stop_pid() {
@@ -77,6 +80,26 @@ ovs_db_start() {
 	return 0
 }
 
+# ovs_db_bridge SOCK0 SOCK1 OTHER_CONFIG...: in the ovsdb of ovs_db_start,
+# DPDK on with OTHER_CONFIG (other_config:key=value, the caller's CPUs and
+# memory), and the bridge br0 (netdev datapath) with the ports p0 and p1,
+# dpdkvhostuserclient to the vhost-user servers at SOCK0 and SOCK1. Output in
+# $ovs_dir/vsctl.log; 1 with the reason in ovs_why on failure.
+ovs_db_bridge() {
+	local s0=$1 s1=$2
+
+	shift 2
+	{ ovs_vsctl init &&
+		ovs_vsctl set Open_vSwitch . other_config:dpdk-init=true "$@" &&
+		ovs_vsctl add-br br0 -- set bridge br0 datapath_type=netdev &&
+		ovs_vsctl add-port br0 p0 -- set Interface p0 type=dpdkvhostuserclient \
+			"options:vhost-server-path=$s0" &&
+		ovs_vsctl add-port br0 p1 -- set Interface p1 type=dpdkvhostuserclient \
+			"options:vhost-server-path=$s1"; } \
+		>>"$ovs_dir/vsctl.log" 2>&1 || { ovs_why="ovs-vsctl failed: $(tail -2 "$ovs_dir/vsctl.log")"; return 1; }
+	return 0
+}
+
 # Whether a run uses 2 MiB hugepages, from HV_BENCH_HUGEPAGES: auto (when
 # hugetlbfs is mounted with 2 MiB pages and 1024 are free), 1 (required) or
 # 0 (--no-huge). Prints 1 or 0; fails when 1 is required and not possible.
@@ -111,4 +134,19 @@ bench_tick_rate() {
 			if (n++ == 0) { ns0 = ns; v0 = v }
 			ns1 = ns; v1 = v }
 		END { if (n < 2 || ns1 <= ns0) print 0; else printf "%.0f\n", (v1 - v0) * 1e9 / (ns1 - ns0) }' "$1"
+}
+
+# bench_median LIST [DECIMALS]: the median of the space-separated numbers in LIST
+# (the mean of the middle two for an even count, with DECIMALS decimals,
+# default 0); 0 for none
+bench_median() {
+	tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g |
+		awk -v d="${2:-0}" '{ v[NR] = $1 } END { if (NR == 0) print 0;
+		     else if (NR % 2) print v[(NR + 1) / 2];
+		     else printf "%.*f\n", d, (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# bench_field NAME LINE: the value of NAME=... in a "RESULT ..." line of a generator
+bench_field() {
+	sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"
 }

@@ -41,6 +41,7 @@
 #include <rte_tcp.h>
 
 #include "hv_offload.h"
+#include "hv_test_mbuf.h"
 
 #define MSS 1448
 #define HDRS (14 + 20 + 32)
@@ -94,27 +95,10 @@ make_frame(uint32_t payload, const struct rte_ether_addr *src, const struct rte_
 static struct rte_mbuf *
 frame_mbuf(uint32_t len)
 {
-	struct rte_mbuf *head = NULL, *prev = NULL;
-	uint32_t off = 0;
+	struct rte_mbuf *head = hv_test_mbuf_chain(mp, frame, len, 0);
 
-	while (off < len) {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
-		uint32_t k;
-
-		if (m == NULL)
-			die("no mbuf");
-		k = RTE_MIN(len - off, (uint32_t)rte_pktmbuf_tailroom(m));
-		memcpy(rte_pktmbuf_append(m, (uint16_t)k), frame + off, k);
-		if (head == NULL) {
-			head = m;
-		} else {
-			prev->next = m;
-			head->nb_segs++;
-			head->pkt_len += k;
-		}
-		prev = m;
-		off += k;
-	}
+	if (head == NULL)
+		die("no mbuf");
 	return head;
 }
 

@@ -95,7 +95,8 @@ pktgen_src=${HV_BENCH_PKTGEN:-$build/tests/perf/hv_pktgen}
 slices=${HV_BENCH_SLICES:-30}
 slice_s=${HV_BENCH_SLICE_S:-1}
 
-# bench_hugepages, stop_pid, forget_pid, ovs_vsctl, ovs_db_start, bench_tick_rate
+# bench_hugepages, stop_pid, forget_pid, ovs_vsctl, ovs_db_start, ovs_db_bridge,
+# bench_tick_rate, bench_median, bench_field, testpmd_start, testpmd_quit
 . "$(dirname "$0")/bench_lib.sh"
 huge=$(bench_hugepages) ||
 	{ echo "bench_switch: HV_BENCH_HUGEPAGES=1 needs hugetlbfs and 1024 free 2 MiB pages" >&2; exit 1; }
@@ -150,7 +151,6 @@ gen_mask=$(printf '0x%x' $((1 << gen_cpu)))
 
 rundir=$(mktemp -d /tmp/hvbench-switch.XXXXXX) || die "mktemp failed"
 pids=()           # processes to stop on exit
-fifo_fd=          # testpmd's stdin, held open while it runs
 prefix=hvsw$$-    # DPDK --file-prefix of everything we start (removed at exit)
 ovsdb_pid=
 
@@ -167,9 +167,9 @@ cleanup() {
 		stop_pid "${pids[i]}" 5 TERM
 	done
 	pids=()
-	if [ -n "$fifo_fd" ]; then
-		exec {fifo_fd}>&-
-		fifo_fd=
+	if [ -n "$testpmd_fd" ]; then
+		exec {testpmd_fd}>&-
+		testpmd_fd=
 	fi
 	rm -rf /var/run/dpdk/"$prefix"* 2>/dev/null
 	if [ "${HV_BENCH_KEEP_LOGS:-0}" = 1 ]; then
@@ -199,18 +199,10 @@ ovs_why=
 ovs_setup() {
 	ovs_db_start "$vswitchd" "$gen_cpu" || return 1
 	# per-port-memory: the shared 262144-mbuf pool does not fit in -m 1024
-	{ ovs_vsctl init &&
-		ovs_vsctl set Open_vSwitch . other_config:dpdk-init=true \
-			"other_config:dpdk-extra=--no-pci $ovs_mem --file-prefix=${prefix}ovs" \
-			other_config:pmd-cpu-mask="$dut_mask" other_config:dpdk-lcore-mask="$gen_mask" \
-			other_config:per-port-memory=true &&
-		ovs_vsctl add-br br0 -- set bridge br0 datapath_type=netdev &&
-		ovs_vsctl add-port br0 p0 -- set Interface p0 type=dpdkvhostuserclient \
-			"options:vhost-server-path=$rundir/ovs0.sock" &&
-		ovs_vsctl add-port br0 p1 -- set Interface p1 type=dpdkvhostuserclient \
-			"options:vhost-server-path=$rundir/ovs1.sock"; } \
-		>>"$ovs_dir/vsctl.log" 2>&1 || { ovs_why="ovs-vsctl failed: $(tail -2 "$ovs_dir/vsctl.log")"; return 1; }
-	return 0
+	ovs_db_bridge "$rundir/ovs0.sock" "$rundir/ovs1.sock" \
+		"other_config:dpdk-extra=--no-pci $ovs_mem --file-prefix=${prefix}ovs" \
+		other_config:pmd-cpu-mask="$dut_mask" other_config:dpdk-lcore-mask="$gen_mask" \
+		other_config:per-port-memory=true
 }
 
 # ---------------------------------------------------------------- DUTs
@@ -240,20 +232,11 @@ start_dut() {
 		dut_pid=$!
 		;;
 	testpmd)
-		rm -f "$rundir/testpmd.in"
-		mkfifo "$rundir/testpmd.in" || die "mkfifo failed"
-		# -i with stdin on a fifo: the main lcore sleeps in read();
-		# --disable-link-check: the start-up link check busy-waits otherwise
-		"$testpmd" -l "$dut_lcores" --main-lcore "$gen_cpu" --no-pci "${dut_mem[@]}" \
-			--file-prefix "${prefix}d$run" \
-			--vdev "net_vhost0,iface=$rundir/s$run/p0.sock,queues=1" \
-			--vdev "net_vhost1,iface=$rundir/s$run/p1.sock,queues=1" \
-			-- -i --forward-mode=io --auto-start --nb-cores=1 --txq=1 --rxq=1 \
-			--txd=1024 --rxd=1024 --no-lsc-interrupt --disable-link-check \
-			--total-num-mbufs=16384 \
-			<"$rundir/testpmd.in" >"$log" 2>&1 &
-		dut_pid=$!
-		exec {fifo_fd}>"$rundir/testpmd.in"
+		testpmd_start "$rundir/testpmd.in" "$log" "$rundir/s$run/p0.sock" \
+			"$rundir/s$run/p1.sock" "$testpmd" -l "$dut_lcores" --main-lcore "$gen_cpu" \
+			--no-pci "${dut_mem[@]}" --file-prefix "${prefix}d$run" \
+			-- --txd=1024 --rxd=1024 || die "mkfifo failed"
+		dut_pid=$testpmd_pid
 		;;
 	ovs)
 		rm -f "$ovs_dir/vswitchd.ctl" "$ovs_dir/vswitchd.pid"
@@ -270,17 +253,9 @@ start_dut() {
 
 # stop_dut DUT PID RUN: RUN is the run that started it
 stop_dut() {
-	local dut=$1 pid=$2 r=$3 i
+	local dut=$1 pid=$2 r=$3
 
-	if [ "$dut" = testpmd ] && [ -n "$fifo_fd" ]; then
-		echo quit 1>&"$fifo_fd" 2>/dev/null
-		exec {fifo_fd}>&-
-		fifo_fd=
-		for ((i = 0; i < 50; i++)); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-	fi
+	[ "$dut" = testpmd ] && testpmd_quit
 	if [ "$dut" = ovs ]; then
 		stop_pid "$pid" 15 TERM
 	else
@@ -314,11 +289,6 @@ wait_ready() {
 		sleep 0.1
 	done
 	return 1
-}
-
-# field NAME LINE: the value of NAME=... in a RESULT line
-field() {
-	sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"
 }
 
 declare -A pps        # [key] -> space-separated rx_pps of its runs
@@ -394,9 +364,9 @@ run_one() {
 	fi
 	echo "RUN key=$key dut=$dut rep=$rep ${line#RESULT }${fdb:+ fdb_entries=$fdb}"
 	local v g d
-	v=$(field rx_pps "$line")
-	g=$(field gen_cpu_pct "$line")
-	d=$(field dut_fwd_cpu_pct "$line")
+	v=$(bench_field rx_pps "$line")
+	g=$(bench_field gen_cpu_pct "$line")
+	d=$(bench_field dut_fwd_cpu_pct "$line")
 	pps[$key]+="$v "
 	detail[$key]+="$(awk -v v="$v" -v d="$d" 'BEGIN { printf "%.2f(%.0f%%)", v / 1e6, d }') "
 	# clean: neither the generator nor the forwarding thread lost its CPU
@@ -505,12 +475,6 @@ compare_turns() {
 	done
 }
 
-median() {
-	tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g |
-		awk '{ v[NR] = $1 } END { if (NR == 0) print 0;
-		     else if (NR % 2) print v[(NR + 1) / 2];
-		     else printf "%.0f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "n/a" }'
 }
@@ -594,9 +558,9 @@ comparison_table() {
 
 	printf '%-6s %10s %10s %10s %11s %8s\n' size hvswitch testpmd ovs hv/testpmd hv/ovs
 	for size in $sizes; do
-		h=$(median "${runs[hvswitch,$size]:-}")
-		t=$(median "${runs[testpmd,$size]:-}")
-		o=$(median "${runs[ovs,$size]:-}")
+		h=$(bench_median "${runs[hvswitch,$size]:-}")
+		t=$(bench_median "${runs[testpmd,$size]:-}")
+		o=$(bench_median "${runs[ovs,$size]:-}")
 		printf '%-6s %10s %10s %10s %11s %8s\n' "$size" "$(mpps "$h")" "$(mpps "$t")" \
 			"$(mpps "$o")" "$(ratio "$h" "$t")" "$(ratio "$h" "$o")"
 	done
@@ -622,18 +586,18 @@ for curve in $curves; do
 	printf '%-8s %10s %9s %10s   %s\n' "$curve" Mpps relative clean_Mpps "runs"
 	base=
 	for pt in $points; do
-		m=$(median "${pps[$curve,$pt]:-}")
+		m=$(bench_median "${pps[$curve,$pt]:-}")
 		[ -n "$base" ] || base=$m
 		printf '%-8s %10s %9s %10s   %s\n' "$pt" "$(mpps "$m")" "$(ratio "$m" "$base")" \
-			"$(mpps "$(median "${clean[$curve,$pt]:-}")")" "${detail[$curve,$pt]:-}"
+			"$(mpps "$(bench_median "${clean[$curve,$pt]:-}")")" "${detail[$curve,$pt]:-}"
 	done
 done
 
 echo
 for size in $sizes; do
-	h=$(median "${pps[hvswitch,$size]:-}")
-	t=$(median "${pps[testpmd,$size]:-}")
-	o=$(median "${pps[ovs,$size]:-}")
+	h=$(bench_median "${pps[hvswitch,$size]:-}")
+	t=$(bench_median "${pps[testpmd,$size]:-}")
+	o=$(bench_median "${pps[ovs,$size]:-}")
 	echo "SUMMARY size=$size hvswitch_pps=$h testpmd_pps=$t ovs_pps=$o" \
 		"vs_testpmd=$(ratio "$h" "$t") vs_ovs=$(ratio "$h" "$o")"
 	if [ "$slices" -gt 0 ]; then
@@ -646,7 +610,7 @@ for curve in $curves; do
 	case $curve in ports) points=$ports_list ;; macs) points=$macs_list ;; esac
 	base=
 	for pt in $points; do
-		m=$(median "${pps[$curve,$pt]:-}")
+		m=$(bench_median "${pps[$curve,$pt]:-}")
 		[ -n "$base" ] || base=$m
 		echo "SUMMARY curve=$curve $curve=$pt pps=$m relative=$(ratio "$m" "$base")"
 	done
@@ -666,9 +630,9 @@ if [[ " $sizes " == *" 64 "* ]] && [ "$slices" -gt 0 ]; then
 	target "64B_vs_testpmd" "$(rounds_median "${rounds[testpmd,64]:-}")" 0.9
 	target "64B_vs_ovs" "$(rounds_median "${rounds[ovs,64]:-}")" 1.5
 elif [[ " $sizes " == *" 64 "* ]]; then
-	h=$(median "${pps[hvswitch,64]:-}")
-	target "64B_vs_testpmd" "$(ratio "$h" "$(median "${pps[testpmd,64]:-}")")" 0.9
-	target "64B_vs_ovs" "$(ratio "$h" "$(median "${pps[ovs,64]:-}")")" 1.5
+	h=$(bench_median "${pps[hvswitch,64]:-}")
+	target "64B_vs_testpmd" "$(ratio "$h" "$(bench_median "${pps[testpmd,64]:-}")")" 0.9
+	target "64B_vs_ovs" "$(ratio "$h" "$(bench_median "${pps[ovs,64]:-}")")" 1.5
 fi
 [ "$ovs_ok" = 1 ] || [[ " ${HV_BENCH_DUTS:-ovs} " != *" ovs "* ]] || note "OVS was not measured: $ovs_why"
 [ "$failures" -eq 0 ] || die "$failures run(s) failed"

@@ -64,13 +64,12 @@ rundir=$(mktemp -d /tmp/hvbench.XXXXXX) || die "mktemp failed"
 s0=$rundir/p0.sock
 s1=$rundir/p1.sock
 pids=()      # processes to stop on exit
-fifo_fd=     # testpmd's stdin, held open while it runs
 
 note() {
 	echo "bench_vhost: $*" >&2
 }
 
-# stop_pid, forget_pid
+# stop_pid, forget_pid, bench_median, bench_field, testpmd_start, testpmd_quit
 . "$(dirname "$0")/bench_lib.sh"
 
 cleanup() {
@@ -80,9 +79,9 @@ cleanup() {
 		stop_pid "$pid" 5
 	done
 	pids=()
-	if [ -n "$fifo_fd" ]; then
-		exec {fifo_fd}>&-
-		fifo_fd=
+	if [ -n "$testpmd_fd" ]; then
+		exec {testpmd_fd}>&-
+		testpmd_fd=
 	fi
 	rm -f "$s0" "$s1"
 	# the DUTs' and generators' DPDK runtime directories (--file-prefix hvb$$...)
@@ -130,20 +129,10 @@ start_dut() {
 		dut_pid=$!
 		;;
 	testpmd)
-		# interactive: the main lcore sleeps reading stdin (a fifo we hold open);
-		# no link check (it busy-waits until the frontends connect)
-		rm -f "$rundir/testpmd.in"
-		mkfifo "$rundir/testpmd.in" || die "mkfifo failed"
-		"$testpmd" -l "$dut_lcores" --main-lcore "$gen_cpu" --no-pci "${dut_mem[@]}" \
-			--file-prefix "$prefix" \
-			--vdev "net_vhost0,iface=$s0,queues=1" \
-			--vdev "net_vhost1,iface=$s1,queues=1" \
-			-- -i --forward-mode=io --auto-start --nb-cores=1 --txq=1 --rxq=1 \
-			--txd=1024 --rxd=1024 --no-lsc-interrupt --disable-link-check \
-			--total-num-mbufs=16384 \
-			<"$rundir/testpmd.in" >"$log" 2>&1 &
-		dut_pid=$!
-		exec {fifo_fd}>"$rundir/testpmd.in"
+		testpmd_start "$rundir/testpmd.in" "$log" "$s0" "$s1" "$testpmd" -l "$dut_lcores" \
+			--main-lcore "$gen_cpu" --no-pci "${dut_mem[@]}" --file-prefix "$prefix" \
+			-- --txd=1024 --rxd=1024 || die "mkfifo failed"
+		dut_pid=$testpmd_pid
 		;;
 	esac
 	pids+=("$dut_pid")
@@ -152,24 +141,10 @@ start_dut() {
 stop_dut() {
 	local dut=$1 pid=$2
 
-	if [ "$dut" = testpmd ] && [ -n "$fifo_fd" ]; then
-		echo quit >&"$fifo_fd" 2>/dev/null
-		exec {fifo_fd}>&-
-		fifo_fd=
-		# give it a moment to quit by itself before stop_pid's SIGINT
-		for ((i = 0; i < 50; i++)); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-	fi
+	[ "$dut" = testpmd ] && testpmd_quit
 	stop_pid "$pid" 10
 	forget_pid "$pid"
 	rm -f "$s0" "$s1" "$rundir/testpmd.in"
-}
-
-# field NAME LINE: the value of NAME=... in a RESULT line
-field() {
-	sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"
 }
 
 declare -A rx_pps        # [dut,size] -> space-separated rx_pps of its runs
@@ -212,21 +187,15 @@ run_one() {
 		return
 	fi
 	echo "RUN dut=$dut rep=$rep ${line#RESULT }"
-	rx_pps[$dut,$size]+="$(field rx_pps "$line") "
+	rx_pps[$dut,$size]+="$(bench_field rx_pps "$line") "
 	# a run is clean when neither the generator nor the forwarding lcore lost
 	# its CPU to other work (the machine may be shared)
-	if awk -v g="$(field gen_cpu_pct "$line")" -v d="$(field dut_fwd_cpu_pct "$line")" \
+	if awk -v g="$(bench_field gen_cpu_pct "$line")" -v d="$(bench_field dut_fwd_cpu_pct "$line")" \
 		'BEGIN { exit !(g >= 95 && d >= 95) }'; then
-		clean_pps[$dut,$size]+="$(field rx_pps "$line") "
+		clean_pps[$dut,$size]+="$(bench_field rx_pps "$line") "
 	fi
 }
 
-median() {
-	tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g |
-		awk '{ v[NR] = $1 } END { if (NR == 0) print 0;
-		     else if (NR % 2) print v[(NR + 1) / 2];
-		     else printf "%.0f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 echo "bench_vhost: $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -r)," \
 	"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs"
@@ -244,8 +213,8 @@ done
 echo
 printf '%-6s %16s %16s %8s   %s\n' size hvswitch_pps testpmd_pps ratio "runs (hvswitch | testpmd)"
 for size in $sizes; do
-	a=$(median "${rx_pps[hvswitch,$size]:-}")
-	b=$(median "${rx_pps[testpmd,$size]:-}")
+	a=$(bench_median "${rx_pps[hvswitch,$size]:-}")
+	b=$(bench_median "${rx_pps[testpmd,$size]:-}")
 	ratio=$(awk -v a="$a" -v b="$b" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }')
 	printf '%-6s %16.0f %16.0f %8s   %s| %s\n' "$size" "$a" "$b" "$ratio" \
 		"${rx_pps[hvswitch,$size]:-}" "${rx_pps[testpmd,$size]:-}"
@@ -254,15 +223,15 @@ echo
 echo "clean runs only (generator and forwarding lcore each >= 95 % of their CPU):"
 printf '%-6s %16s %16s %8s   %s\n' size hvswitch_pps testpmd_pps ratio "runs (hvswitch | testpmd)"
 for size in $sizes; do
-	a=$(median "${clean_pps[hvswitch,$size]:-}")
-	b=$(median "${clean_pps[testpmd,$size]:-}")
+	a=$(bench_median "${clean_pps[hvswitch,$size]:-}")
+	b=$(bench_median "${clean_pps[testpmd,$size]:-}")
 	ratio=$(awk -v a="$a" -v b="$b" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "n/a" }')
 	printf '%-6s %16.0f %16.0f %8s   %s| %s\n' "$size" "$a" "$b" "$ratio" \
 		"${clean_pps[hvswitch,$size]:-}" "${clean_pps[testpmd,$size]:-}"
 done
 for size in $sizes; do
-	a=$(median "${rx_pps[hvswitch,$size]:-}")
-	b=$(median "${rx_pps[testpmd,$size]:-}")
+	a=$(bench_median "${rx_pps[hvswitch,$size]:-}")
+	b=$(bench_median "${rx_pps[testpmd,$size]:-}")
 	echo "SUMMARY size=$size hvswitch_pps=$a testpmd_pps=$b ratio=$(awk -v a="$a" -v b="$b" \
 		'BEGIN { if (b > 0) printf "%.3f", a / b; else print "n/a" }')"
 done

@@ -35,7 +35,6 @@ out=${HV_PROF_OUT:-$(mktemp -d /tmp/hvprof.XXXXXX)}
 s0=$out/p0.sock
 s1=$out/p1.sock
 pids=()
-fifo_fd=
 
 cleanup() {
 	local pid i
@@ -49,7 +48,7 @@ cleanup() {
 		kill -KILL "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 	done
-	[ -n "$fifo_fd" ] && exec {fifo_fd}>&-
+	[ -n "$testpmd_fd" ] && exec {testpmd_fd}>&-
 	rm -f "$s0" "$s1" "$out/testpmd.in"
 	# the DPDK runtime directories of both processes (no --in-memory under valgrind)
 	rm -rf /var/run/dpdk/"hvp$$d" /var/run/dpdk/"hvp$$g" 2>/dev/null
@@ -66,15 +65,11 @@ hvswitch)
 	dut_pid=$!
 	;;
 testpmd)
-	mkfifo "$out/testpmd.in"
-	"${vg[@]}" "$testpmd" -l 0,1 --main-lcore 0 --no-pci --no-huge -m 512 \
-		--file-prefix "hvp$$d" --vdev "net_vhost0,iface=$s0,queues=1" \
-		--vdev "net_vhost1,iface=$s1,queues=1" -- -i --forward-mode=io --auto-start \
-		--nb-cores=1 --txq=1 --rxq=1 --txd=1024 --rxd=1024 --no-lsc-interrupt \
-		--disable-link-check --total-num-mbufs=16384 \
-		<"$out/testpmd.in" >"$out/dut.log" 2>&1 &
-	dut_pid=$!
-	exec {fifo_fd}>"$out/testpmd.in"
+	: >"$out/dut.log"
+	testpmd_start "$out/testpmd.in" "$out/dut.log" "$s0" "$s1" "${vg[@]}" "$testpmd" -l 0,1 \
+		--main-lcore 0 --no-pci --no-huge -m 512 --file-prefix "hvp$$d" \
+		-- --txd=1024 --rxd=1024 || exit 1
+	dut_pid=$testpmd_pid
 	;;
 *)
 	echo "profile_vhost: DUT must be hvswitch or testpmd" >&2
@@ -106,11 +101,7 @@ callgrind_control -i off "$dut_pid" >/dev/null
 win_to=$(date +%s%N)
 wait "$gen_pid"
 grep '^RESULT' "$out/gen.log"
-if [ "$dut" = testpmd ]; then
-	echo quit >&"$fifo_fd"
-	exec {fifo_fd}>&-
-	fifo_fd=
-fi
+[ "$dut" = testpmd ] && testpmd_quit
 # callgrind writes its profile when the DUT exits; one that does not exit
 # within a minute (testpmd did not once, spinning after its peer left) is
 # killed, and its profile is lost

@@ -4,11 +4,7 @@
  * cache), hv_mem_uva() bounds, and the region check of hv_mem_region_map():
  * that it maps the region alone (not the file from offset 0) and keeps to
  * HV_MEM_MAX_BYTES.
- * Same guest layout as test_vring.c:
- *   region 0: 0x10000..0x18000 -> buf + 0x00000
- *   region 1: 0x18000..0x20000 -> buf + 0x10000 (GPA-adjacent to 0, not in host)
- *   gap:      0x20000..0x40000
- *   region 2: 0x40000..0x50000 -> buf + 0x20000
+ * The guest layout is hv_test_mem.h's (tests/lib), as in test_vring.c.
  */
 #include <check.h>
 #include <errno.h>
@@ -26,14 +22,8 @@
 #include <rte_common.h>
 
 #include "vhost_internal.h"
+#include "hv_test_mem.h"
 #include "vhost_mem.h"
-
-#define BUF_SIZE 0x30000
-#define R0_GPA 0x10000u
-#define R1_GPA 0x18000u
-#define GAP_GPA 0x20000u
-#define R2_GPA 0x40000u
-#define R2_END 0x50000u
 
 static uint8_t *buf;
 static struct hv_mem mem;
@@ -41,17 +31,8 @@ static struct hv_mem mem;
 static void
 setup(void)
 {
-	buf = aligned_alloc(4096, BUF_SIZE);
+	buf = hv_test_mem_init(&mem);
 	ck_assert_ptr_nonnull(buf);
-	memset(buf, 0, BUF_SIZE);
-	memset(&mem, 0, sizeof(mem));
-	mem.r[0] = (struct hv_mem_region){.gpa = R0_GPA, .size = 0x8000, .uaddr = 0x7000000,
-					  .hva = buf};
-	mem.r[1] = (struct hv_mem_region){.gpa = R1_GPA, .size = 0x8000, .uaddr = 0x7100000,
-					  .hva = buf + 0x10000};
-	mem.r[2] = (struct hv_mem_region){.gpa = R2_GPA, .size = 0x10000, .uaddr = 0x7200000,
-					  .hva = buf + 0x20000};
-	mem.n = 3;
 }
 
 static void
@@ -65,11 +46,7 @@ teardown(void)
 static uint8_t *
 host(uint64_t gpa)
 {
-	if (gpa >= R2_GPA)
-		return buf + 0x20000 + (gpa - R2_GPA);
-	if (gpa >= R1_GPA)
-		return buf + 0x10000 + (gpa - R1_GPA);
-	return buf + (gpa - R0_GPA);
+	return hv_test_mem_host(buf, gpa);
 }
 
 START_TEST(mem_gpa_clip_and_hint)

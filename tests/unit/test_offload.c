@@ -16,49 +16,14 @@
 #include <rte_mbuf.h>
 
 #include "hv_offload.h"
+#include "hv_test_csum.h"
+#include "hv_test_mbuf.h"
 
 #define FRAME_MAX 70000
 
 static struct rte_mempool *mp;
 static FILE *cases; /* for offload_verify.py */
 static char cases_path[64];
-
-/* ---- an independent checksum: 16-bit big-endian words, end-around carry ---- */
-
-static uint32_t
-naive_add(uint32_t sum, const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i + 1 < n; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (n & 1)
-		sum += (uint32_t)p[n - 1] << 8;
-	return sum;
-}
-
-static uint16_t
-naive_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
-
-/* Pseudo-header sum of a TCP segment of @len bytes after the IP header at @ip. */
-static uint32_t
-naive_pseudo(const uint8_t *ip, bool v6, uint32_t len)
-{
-	uint32_t s = 0;
-
-	if (v6) {
-		s = naive_add(s, ip + 8, 32);
-		s += len >> 16;
-		s += len & 0xffff;
-	} else {
-		s = naive_add(s, ip + 12, 8);
-		s += len;
-	}
-	return s + 6;
-}
 
 /* ---- crafted frames ---- */
 
@@ -146,7 +111,7 @@ craft(struct frame *f, const struct frame_spec *s)
 		memcpy(ip + 12, "\x0a\x00\x00\x01\x0a\x00\x00\x02", 8);
 		for (int i = 0; i < s->ip_opts; i++)
 			ip[20 + i] = 1; /* NOP options */
-		put16(ip + 10, (uint16_t)~naive_fold(naive_add(0, ip, f->l3)));
+		put16(ip + 10, (uint16_t)~hv_test_csum(0, ip, f->l3));
 	}
 	tcp = ip + f->l3;
 	put16(tcp, 40000);
@@ -167,7 +132,7 @@ craft(struct frame *f, const struct frame_spec *s)
 	}
 	for (uint32_t i = 0; i < s->payload; i++)
 		tcp[f->l4 + i] = (uint8_t)(i * 7 + i / 251);
-	put16(tcp + 16, naive_fold(naive_pseudo(ip, s->v6, tcp_len)));
+	put16(tcp + 16, hv_test_csum_fold(hv_test_csum_pseudo(ip, s->v6, tcp_len)));
 	f->len = f->l2 + f->l3 + tcp_len;
 }
 
@@ -175,26 +140,9 @@ craft(struct frame *f, const struct frame_spec *s)
 static struct rte_mbuf *
 to_mbuf(const uint8_t *b, uint32_t len, uint32_t piece, const struct hv_offload_hdr *h)
 {
-	struct rte_mbuf *head = NULL, *prev = NULL;
-	uint32_t off = 0;
+	struct rte_mbuf *head = hv_test_mbuf_chain(mp, b, len, piece);
 
-	do {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
-		uint32_t k = RTE_MIN(piece, len - off);
-
-		ck_assert_ptr_nonnull(m);
-		ck_assert_ptr_nonnull(rte_pktmbuf_append(m, (uint16_t)k));
-		memcpy(rte_pktmbuf_mtod(m, uint8_t *), b + off, k);
-		if (head == NULL) {
-			head = m;
-		} else {
-			prev->next = m;
-			head->nb_segs++;
-			head->pkt_len += k;
-		}
-		prev = m;
-		off += k;
-	} while (off < len);
+	ck_assert_ptr_nonnull(head);
 	if (h != NULL) {
 		*hv_offload_mbuf_hdr(head) = *h;
 		head->ol_flags |= hv_offload_hdr_flag;
@@ -292,7 +240,7 @@ run_segmentation(const char *name, const struct frame *f, uint16_t mss, bool ecn
 		if (!v6) {
 			ck_assert_uint_eq(get16(ip + 2), f->l3 + f->l4 + plen);
 			ck_assert_uint_eq(get16(ip + 4), (uint16_t)(0xfffe + k));
-			ck_assert_uint_eq(naive_fold(naive_add(0, ip, f->l3)), 0xffff);
+			ck_assert_uint_eq(hv_test_csum(0, ip, f->l3), 0xffff);
 		} else {
 			ck_assert_uint_eq(get16(ip + 4), f->l4 + plen);
 		}
@@ -301,7 +249,7 @@ run_segmentation(const char *name, const struct frame *f, uint16_t mss, bool ecn
 		ck_assert_mem_eq(tcp + f->l4, f->b + f->l2 + f->l3 + f->l4 + got, plen);
 		got += plen;
 		/* the checksum field sum with the pseudo-header: 0xffff when complete */
-		sum = naive_pseudo(ip, v6, f->l4 + plen);
+		sum = hv_test_csum_pseudo(ip, v6, f->l4 + plen);
 		if (partial) {
 			const struct hv_offload_hdr *mh = hv_offload_mbuf_hdr(m);
 
@@ -311,10 +259,10 @@ run_segmentation(const char *name, const struct frame *f, uint16_t mss, bool ecn
 			ck_assert_uint_eq(mh->csum_start, f->l2 + f->l3);
 			ck_assert_uint_eq(mh->csum_offset, 16);
 			/* a partial checksum is the pseudo-header sum, not inverted */
-			ck_assert_uint_eq(get16(tcp + 16), naive_fold(sum));
+			ck_assert_uint_eq(get16(tcp + 16), hv_test_csum_fold(sum));
 		} else {
 			ck_assert(!hv_offload_mbuf_has_hdr(m));
-			ck_assert_uint_eq(naive_fold(naive_add(sum, tcp, f->l4 + plen)), 0xffff);
+			ck_assert_uint_eq(hv_test_csum(sum, tcp, f->l4 + plen), 0xffff);
 		}
 		fprintf(cases, "out ");
 		write_hex(b, seg_len);
@@ -449,8 +397,8 @@ START_TEST(finish_single_frame)
 	ck_assert(!hv_offload_mbuf_has_hdr(out[0]));
 	linearize(out[0], f.len, b);
 	tcp = b + f.l2 + f.l3;
-	ck_assert_uint_eq(naive_fold(naive_add(naive_pseudo(b + f.l2, true, f.len - f.l2 - f.l3),
-					       tcp, f.len - f.l2 - f.l3)),
+	ck_assert_uint_eq(hv_test_csum(hv_test_csum_pseudo(b + f.l2, true, f.len - f.l2 - f.l3),
+				       tcp, f.len - f.l2 - f.l3),
 			  0xffff);
 	fprintf(cases, "case finish_v6 mss=1 mode=finish\nin ");
 	write_hex(f.b, f.len);
@@ -523,7 +471,7 @@ START_TEST(nic_offloads)
 	ck_assert(!hv_offload_mbuf_has_hdr(out[0]));
 	/* DPDK's TSO convention: the pseudo-header sum without the length */
 	linearize(out[0], 60, b);
-	ck_assert_uint_eq(get16(b + 34 + 16), naive_fold(naive_add(0, b + 26, 8) + 6));
+	ck_assert_uint_eq(get16(b + 34 + 16), hv_test_csum(6, b + 26, 8));
 	rte_pktmbuf_free(out[0]);
 	/* without TSO but with checksums: segments for the NIC to finish */
 	m = to_mbuf(f.b, f.len, 2048, &h);

@@ -2,9 +2,8 @@
 /*
  * Unit tests of the VMM's pure parts (no KVM): the e820 map, the Linux zero
  * page, PCI config space (BAR sizing, capability list, read-only fields),
- * MSI-X table emulation (masking, function mask, pending bits) and the
- * virtio-pci transport on a fake of KVM (kick ioeventfds following BAR0,
- * read-only capabilities).
+ * MSI-X table emulation (masking, function mask, pending bits), the MP
+ * and ACPI tables; the virtio parts are in test_vmm_virtio.c.
  */
 #include <check.h>
 #include <stddef.h>
@@ -17,7 +16,7 @@
 #include "msix.h"
 #include "mptable.h"
 #include "pci.h"
-#include "virtio_pci.h"
+#include "test_vmm.h"
 
 /* ---- e820 ---- */
 
@@ -464,198 +463,6 @@ START_TEST(msix_table)
 }
 END_TEST
 
-/* ---- virtio-pci transport: BAR moves and read-only capabilities ---- */
-
-/* A fake of KVM's ioeventfd table: assigning a registered (fd, address) or
- * removing an unregistered one fails, as KVM_IOEVENTFD does. */
-#define FAKE_EVENTFDS 8
-
-static struct {
-	int fd[FAKE_EVENTFDS];
-	uint64_t addr[FAKE_EVENTFDS];
-	unsigned int n;
-	unsigned int refused;
-	uint64_t region_base;
-} kvm_fake;
-
-static int
-fake_ioeventfd(void *ctx, int fd, uint64_t addr, bool assign)
-{
-	unsigned int i;
-
-	(void)ctx;
-	for (i = 0; i < kvm_fake.n; i++)
-		if (kvm_fake.fd[i] == fd && kvm_fake.addr[i] == addr)
-			break;
-	if (assign ? i < kvm_fake.n || kvm_fake.n == FAKE_EVENTFDS : i == kvm_fake.n) {
-		kvm_fake.refused++;
-		return -1;
-	}
-	if (assign) {
-		kvm_fake.fd[kvm_fake.n] = fd;
-		kvm_fake.addr[kvm_fake.n++] = addr;
-	} else {
-		kvm_fake.fd[i] = kvm_fake.fd[--kvm_fake.n];
-		kvm_fake.addr[i] = kvm_fake.addr[kvm_fake.n];
-	}
-	return 0;
-}
-
-static void
-fake_bar_moved(void *ctx, uint64_t base)
-{
-	(void)ctx;
-	kvm_fake.region_base = base;
-}
-
-static const struct vmm_virtio_host_ops fake_host = {
-	.ioeventfd = fake_ioeventfd,
-	.bar_moved = fake_bar_moved,
-};
-
-static bool
-fake_registered(int fd, uint64_t addr)
-{
-	unsigned int i;
-
-	for (i = 0; i < kvm_fake.n; i++)
-		if (kvm_fake.fd[i] == fd && kvm_fake.addr[i] == addr)
-			return true;
-	return false;
-}
-
-static void
-dev_config_read(void *opaque, uint64_t off, void *data, uint32_t len)
-{
-	static const uint8_t img[6] = {0x52, 0x54, 0, 0x12, 0x34, 0x56};
-
-	(void)opaque;
-	vmm_virtio_config_copy(img, sizeof(img), off, data, len);
-}
-
-static bool
-dev_driver_ok(void *opaque)
-{
-	(void)opaque;
-	return true;
-}
-
-static const struct vmm_virtio_ops fake_dev = {
-	.config_read = dev_config_read,
-	.driver_ok = dev_driver_ok,
-};
-
-#define BAR0 0xc0000000u
-#define KICK0 100
-
-static void
-virtio_fake_setup(struct vmm_virtio_pci *v)
-{
-	memset(&kvm_fake, 0, sizeof(kvm_fake));
-	ck_assert_int_eq(vmm_virtio_pci_setup(v, 1, 2, 256, BAR0, &fake_dev, NULL, &fake_host,
-					      NULL), 0);
-	ck_assert_int_eq(vmm_virtio_pci_set_kickfd(v, 0, KICK0), 0);
-	ck_assert_int_eq(vmm_virtio_pci_set_kickfd(v, 1, KICK0 + 1), 0);
-	kvm_fake.region_base = BAR0; /* where the VM would put the region */
-}
-
-/* Exactly the two kicks at base + notify, and no refused KVM call. */
-static void
-assert_kicks_at(uint64_t base)
-{
-	ck_assert_uint_eq(kvm_fake.n, 2);
-	ck_assert(fake_registered(KICK0, base + VIRTIO_BAR_NOTIFY));
-	ck_assert(fake_registered(KICK0 + 1, base + VIRTIO_BAR_NOTIFY + VIRTIO_NOTIFY_MULT));
-	ck_assert_uint_eq(kvm_fake.refused, 0);
-	ck_assert_uint_eq(kvm_fake.region_base, base);
-}
-
-START_TEST(virtio_bar_sizing_moves_kicks)
-{
-	struct vmm_virtio_pci v;
-
-	virtio_fake_setup(&v);
-	assert_kicks_at(BAR0);
-	/* Linux's sizing: all ones, read the size, put the address back */
-	vmm_pci_cfg_write(&v.pci, 0x10, 0xffffffff, 4);
-	ck_assert_uint_eq(vmm_pci_cfg_read(&v.pci, 0x10, 4), ~(uint32_t)(VIRTIO_BAR_SIZE - 1));
-	vmm_pci_cfg_write(&v.pci, 0x10, BAR0, 4);
-	assert_kicks_at(BAR0);
-	/* sizing, then a new address: the kicks leave the old one, never the
-	 * sizing pattern */
-	vmm_pci_cfg_write(&v.pci, 0x10, 0xffffffff, 4);
-	vmm_pci_cfg_write(&v.pci, 0x10, 0xd0000000, 4);
-	assert_kicks_at(0xd0000000);
-	ck_assert(!fake_registered(KICK0, BAR0 + VIRTIO_BAR_NOTIFY));
-	ck_assert(!fake_registered(KICK0, 0xffff8000u + VIRTIO_BAR_NOTIFY));
-	ck_assert_uint_eq(vmm_virtio_notify_addr(&v, 1),
-			  0xd0000000u + VIRTIO_BAR_NOTIFY + VIRTIO_NOTIFY_MULT);
-	/* sized in 16-bit halves, then moved with 16-bit writes */
-	vmm_pci_cfg_write(&v.pci, 0x10, 0xffff, 2);
-	vmm_pci_cfg_write(&v.pci, 0x12, 0xffff, 2);
-	vmm_pci_cfg_write(&v.pci, 0x12, 0xe000, 2);
-	vmm_pci_cfg_write(&v.pci, 0x10, 0x0000, 2);
-	assert_kicks_at(0xe0000000);
-	ck_assert_uint_eq(vmm_pci_bar_addr(&v.pci, 0), 0xe0000000);
-}
-END_TEST
-
-START_TEST(virtio_caps_read_only)
-{
-	struct vmm_virtio_pci v;
-	uint8_t before[PCI_CFG_SIZE];
-	uint32_t off, len, o, cap = 0, caps = 0, mc;
-	static const uint32_t vals[] = {0xffffffff, 0, 0x5a5a5a5a};
-
-	virtio_fake_setup(&v);
-	memcpy(before, v.pci.cfg, sizeof(before));
-	/* every byte, every width, several values */
-	for (len = 1; len <= 4; len *= 2)
-		for (off = 0; off < PCI_CFG_SIZE; off += len)
-			for (o = 0; o < 3; o++)
-				if (off < 0x10 || off >= 0x14) /* not BAR0 */
-					vmm_pci_cfg_write(&v.pci, off, vals[o], len);
-	/* what stays: every byte but command, cache line, latency, interrupt
-	 * line and MSI-X enable / function mask */
-	for (o = 0; o < PCI_CFG_SIZE; o++) {
-		uint8_t keep = 0xff;
-
-		if (o == 0x04)
-			keep = (uint8_t)~(PCI_CMD_MEM | PCI_CMD_MASTER);
-		else if (o == 0x05)
-			keep = (uint8_t)~0x04;
-		else if (o == 0x0c || o == 0x0d || o == 0x3c)
-			keep = 0;
-		else if (o == (uint32_t)v.msix_cap + 3)
-			keep = 0x3f;
-		ck_assert_msg((v.pci.cfg[o] & keep) == (before[o] & keep),
-			      "byte 0x%x: 0x%x, was 0x%x", o, v.pci.cfg[o], before[o]);
-	}
-	/* the chain: MSI-X first, then the four virtio capabilities, ids and
-	 * links as built */
-	for (cap = vmm_pci_cfg_read(&v.pci, 0x34, 1); cap && caps < 64;
-	     cap = vmm_pci_cfg_read(&v.pci, cap + 1, 1))
-		caps++;
-	ck_assert_uint_eq(caps, 5);
-	ck_assert_uint_eq(vmm_pci_cfg_read(&v.pci, (uint32_t)v.msix_cap, 1), PCI_CAP_ID_MSIX);
-	/* table size 3, table at 0x4000 and PBA at 0x5000 in BAR0 */
-	mc = (uint32_t)v.msix_cap;
-	ck_assert_uint_eq(vmm_pci_cfg_read(&v.pci, mc + 2, 2) & 0x7ff, 2);
-	ck_assert_uint_eq(vmm_pci_cfg_read(&v.pci, mc + 4, 4), VIRTIO_BAR_MSIX_TABLE);
-	ck_assert_uint_eq(vmm_pci_cfg_read(&v.pci, mc + 8, 4), VIRTIO_BAR_MSIX_PBA);
-	ck_assert_uint_eq(v.msix.nvec, 3);
-	/* the enable and function mask bits work, and alone */
-	vmm_pci_cfg_write(&v.pci, mc + 2, 0xffff, 2);
-	ck_assert_uint_eq(vmm_pci_cfg_read(&v.pci, mc + 2, 2),
-			  MSIX_CTRL_ENABLE | MSIX_CTRL_FMASK | 2);
-	ck_assert(v.msix.enabled && v.msix.fn_masked);
-	vmm_pci_cfg_write(&v.pci, mc + 2, MSIX_CTRL_ENABLE, 2);
-	ck_assert(v.msix.enabled && !v.msix.fn_masked);
-	ck_assert_uint_eq(vmm_pci_cfg_read(&v.pci, mc + 2, 2), MSIX_CTRL_ENABLE | 2);
-	assert_kicks_at(BAR0);
-}
-END_TEST
-
 static Suite *
 vmm_suite(void)
 {
@@ -669,8 +476,7 @@ vmm_suite(void)
 	tcase_add_test(tc, boot_params_fill);
 	tcase_add_test(tc, pci_config_space);
 	tcase_add_test(tc, msix_table);
-	tcase_add_test(tc, virtio_bar_sizing_moves_kicks);
-	tcase_add_test(tc, virtio_caps_read_only);
+	vmm_virtio_tests(tc);
 	tcase_add_test(tc, mptable_two_cpus);
 	tcase_add_test(tc, acpi_tables);
 	suite_add_tcase(s, tc);

@@ -1,13 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of hv_vring_walk() on synthetic rings: the memory table is built
- * by hand over malloc'd buffers (test_mem.c tests the translation helpers).
- *
- * Guest layout (GPA -> buffer offset):
- *   region 0: 0x10000..0x18000 -> buf + 0x00000
- *   region 1: 0x18000..0x20000 -> buf + 0x10000 (GPA-adjacent to 0, not in host)
- *   gap:      0x20000..0x40000
- *   region 2: 0x40000..0x50000 -> buf + 0x20000
+ * by hand over a malloc'd buffer, in hv_test_mem.h's layout (tests/lib); test_mem.c
+ * tests the translation helpers.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -15,15 +10,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "hv_test_mem.h"
 #include "vhost_mem.h"
 #include "vhost_vring.h"
 
-#define BUF_SIZE 0x30000
-#define R0_GPA 0x10000u
-#define R1_GPA 0x18000u
-#define GAP_GPA 0x20000u
-#define R2_GPA 0x40000u
-#define R2_END 0x50000u
 #define RING 16
 
 static uint8_t *buf;
@@ -35,17 +25,8 @@ static uint32_t hint;
 static void
 setup(void)
 {
-	buf = aligned_alloc(4096, BUF_SIZE);
+	buf = hv_test_mem_init(&mem);
 	ck_assert_ptr_nonnull(buf);
-	memset(buf, 0, BUF_SIZE);
-	memset(&mem, 0, sizeof(mem));
-	mem.r[0] = (struct hv_mem_region){.gpa = R0_GPA, .size = 0x8000, .uaddr = 0x7000000,
-					  .hva = buf};
-	mem.r[1] = (struct hv_mem_region){.gpa = R1_GPA, .size = 0x8000, .uaddr = 0x7100000,
-					  .hva = buf + 0x10000};
-	mem.r[2] = (struct hv_mem_region){.gpa = R2_GPA, .size = 0x10000, .uaddr = 0x7200000,
-					  .hva = buf + 0x20000};
-	mem.n = 3;
 	memset(ring, 0, sizeof(ring));
 	memset(&chain, 0xa5, sizeof(chain));
 	hint = 0;
@@ -62,11 +43,7 @@ teardown(void)
 static uint8_t *
 host(uint64_t gpa)
 {
-	if (gpa >= R2_GPA)
-		return buf + 0x20000 + (gpa - R2_GPA);
-	if (gpa >= R1_GPA)
-		return buf + 0x10000 + (gpa - R1_GPA);
-	return buf + (gpa - R0_GPA);
+	return hv_test_mem_host(buf, gpa);
 }
 
 static void

@@ -8,46 +8,24 @@
  * entry.S) when the RX ring's VRING_AVAIL_F_NO_INTERRUPT is clear
  * (vnet_rx_irq()); TX completions are polled.
  */
+#include <linux/virtio_config.h>
+#include <linux/virtio_net.h>
+#include <linux/virtio_pci.h>
+#include <linux/virtio_ring.h>
+
 #include "guest.h"
 
 #define QSZ 512
 #define BUF_SIZE 2048
-#define HDR_LEN 12 /* virtio_net_hdr with VERSION_1 */
+#define HDR_LEN sizeof(struct virtio_net_hdr_v1)
+#define RING_ALIGN 4096
+#define RING_BYTES (5 * 4096) /* at least vring_size(QSZ, RING_ALIGN) */
 
-#define VIRTIO_F_VERSION_1 (1ull << 32)
-#define VIRTIO_NET_F_MAC (1ull << 5)
-#define VIRTIO_RING_F_EVENT_IDX (1ull << 29)
-
-struct vring_desc {
-	uint64_t addr;
-	uint32_t len;
-	uint16_t flags;
-	uint16_t next;
-};
-
-struct vring_avail {
-	uint16_t flags;
-	uint16_t idx;
-	uint16_t ring[QSZ];
-	uint16_t used_event;
-};
-
-struct vring_used_elem {
-	uint32_t id;
-	uint32_t len;
-};
-
-struct vring_used {
-	uint16_t flags;
-	uint16_t idx;
-	struct vring_used_elem ring[QSZ];
-	uint16_t avail_event;
-};
+#define F(n) (1ull << (n))
 
 struct vq {
-	struct vring_desc desc[QSZ] __attribute__((aligned(4096)));
-	struct vring_avail avail __attribute__((aligned(4096)));
-	struct vring_used used __attribute__((aligned(4096)));
+	uint8_t ring[RING_BYTES] __attribute__((aligned(4096)));
+	struct vring vr; /* the rings in ring[], as vring_init lays them out */
 	uint8_t buf[QSZ][BUF_SIZE] __attribute__((aligned(4096)));
 	volatile uint16_t *notify;
 	uint16_t avail_idx; /* next avail slot we fill */
@@ -82,6 +60,13 @@ ecam_write16(uint32_t off, uint16_t v)
 #define CC16(o) (*(volatile uint16_t *)(common + (o)))
 #define CC32(o) (*(volatile uint32_t *)(common + (o)))
 
+/* vring_avail_event()'s slot, without its cast that -O2 warns about */
+static volatile __virtio16 *
+avail_event(struct vq *q)
+{
+	return (volatile __virtio16 *)(void *)&q->vr.used->ring[QSZ];
+}
+
 static void
 kick(struct vq *q)
 {
@@ -91,10 +76,9 @@ kick(struct vq *q)
 	mb(); /* avail->idx is visible before we read the backend's wish */
 	q->kicked = new;
 	if (vnet_event_idx) /* a notify when avail_event is among the new entries */
-		want = (uint16_t)(new - *(volatile uint16_t *)&q->used.avail_event - 1) <
-		       (uint16_t)(new - old);
+		want = vring_need_event(*avail_event(q), new, old);
 	else
-		want = !(*(volatile uint16_t *)&q->used.flags & 1);
+		want = !(*(volatile uint16_t *)&q->vr.used->flags & VRING_USED_F_NO_NOTIFY);
 	if (vnet_kick_always || want) {
 		*q->notify = q->index;
 		vnet_kicks++;
@@ -109,24 +93,25 @@ setup_queue(struct vq *q, uint16_t index, uint16_t vector, uint64_t notify_base,
 	uint64_t a;
 
 	q->index = index;
-	CC16(0x16) = index;
-	CC16(0x18) = QSZ;
-	if (CC16(0x18) != QSZ)
+	CC16(VIRTIO_PCI_COMMON_Q_SELECT) = index;
+	CC16(VIRTIO_PCI_COMMON_Q_SIZE) = QSZ;
+	if (CC16(VIRTIO_PCI_COMMON_Q_SIZE) != QSZ)
 		return -1;
-	CC16(0x1a) = vector;
-	if (CC16(0x1a) != vector)
+	CC16(VIRTIO_PCI_COMMON_Q_MSIX) = vector;
+	if (CC16(VIRTIO_PCI_COMMON_Q_MSIX) != vector)
 		return -2;
-	a = (uint64_t)q->desc;
-	CC32(0x20) = (uint32_t)a;
-	CC32(0x24) = (uint32_t)(a >> 32);
-	a = (uint64_t)&q->avail;
-	CC32(0x28) = (uint32_t)a;
-	CC32(0x2c) = (uint32_t)(a >> 32);
-	a = (uint64_t)&q->used;
-	CC32(0x30) = (uint32_t)a;
-	CC32(0x34) = (uint32_t)(a >> 32);
-	q->notify = (volatile uint16_t *)(notify_base + (uint64_t)CC16(0x1e) * notify_mult);
-	CC16(0x1c) = 1;
+	vring_init(&q->vr, QSZ, q->ring, RING_ALIGN);
+	a = (uint64_t)q->vr.desc;
+	CC32(VIRTIO_PCI_COMMON_Q_DESCLO) = (uint32_t)a;
+	CC32(VIRTIO_PCI_COMMON_Q_DESCHI) = (uint32_t)(a >> 32);
+	a = (uint64_t)q->vr.avail;
+	CC32(VIRTIO_PCI_COMMON_Q_AVAILLO) = (uint32_t)a;
+	CC32(VIRTIO_PCI_COMMON_Q_AVAILHI) = (uint32_t)(a >> 32);
+	a = (uint64_t)q->vr.used;
+	CC32(VIRTIO_PCI_COMMON_Q_USEDLO) = (uint32_t)a;
+	CC32(VIRTIO_PCI_COMMON_Q_USEDHI) = (uint32_t)(a >> 32);
+	q->notify = (volatile uint16_t *)(notify_base + (uint64_t)CC16(VIRTIO_PCI_COMMON_Q_NOFF) * notify_mult);
+	CC16(VIRTIO_PCI_COMMON_Q_ENABLE) = 1;
 	return 0;
 }
 
@@ -140,7 +125,7 @@ vnet_init(void)
 	unsigned int i;
 	int rc;
 
-	if (info->virtio_bar == 0)
+	if (info->virtio_bar == 0 || vring_size(QSZ, RING_ALIGN) > RING_BYTES)
 		return -1;
 	id = ecam32(0);
 	if (id != (0x1041u << 16 | 0x1af4u)) {
@@ -157,9 +142,9 @@ vnet_init(void)
 			msix_cap = ptr;
 			msix_table = bar + (w1 & ~7u);
 			msix_pba = (volatile uint32_t *)(bar + (off & ~7u));
-		} else if (cap == 0x09 && type == 1) {
+		} else if (cap == 0x09 && type == VIRTIO_PCI_CAP_COMMON_CFG) {
 			common_off = off;
-		} else if (cap == 0x09 && type == 2) {
+		} else if (cap == 0x09 && type == VIRTIO_PCI_CAP_NOTIFY_CFG) {
 			notify_off = off;
 			notify_mult = ecam32(ptr + 16u);
 		}
@@ -178,25 +163,26 @@ vnet_init(void)
 	*(volatile uint32_t *)(msix_table + 12) = 0;
 	ecam_write16(msix_cap + 2u, 0x8000);
 
-	CC8(0x14) = 0;
-	CC8(0x14) = 1 | 2; /* ACKNOWLEDGE, DRIVER */
-	CC32(0x00) = 0;
-	feat = CC32(0x04);
-	CC32(0x00) = 1;
-	feat |= (uint64_t)CC32(0x04) << 32;
-	if (!(feat & VIRTIO_F_VERSION_1)) {
+	CC8(VIRTIO_PCI_COMMON_STATUS) = 0;
+	CC8(VIRTIO_PCI_COMMON_STATUS) = VIRTIO_CONFIG_S_ACKNOWLEDGE | VIRTIO_CONFIG_S_DRIVER;
+	CC32(VIRTIO_PCI_COMMON_DFSELECT) = 0;
+	feat = CC32(VIRTIO_PCI_COMMON_DF);
+	CC32(VIRTIO_PCI_COMMON_DFSELECT) = 1;
+	feat |= (uint64_t)CC32(VIRTIO_PCI_COMMON_DF) << 32;
+	if (!(feat & F(VIRTIO_F_VERSION_1))) {
 		print("virtio: device is not modern (features %lx)", feat);
 		return -1;
 	}
-	feat &= VIRTIO_F_VERSION_1 | VIRTIO_NET_F_MAC |
-		(vnet_want_event_idx ? VIRTIO_RING_F_EVENT_IDX : 0);
-	vnet_event_idx = (feat & VIRTIO_RING_F_EVENT_IDX) != 0;
-	CC32(0x08) = 0;
-	CC32(0x0c) = (uint32_t)feat;
-	CC32(0x08) = 1;
-	CC32(0x0c) = (uint32_t)(feat >> 32);
-	CC8(0x14) = 1 | 2 | 8;
-	if (!(CC8(0x14) & 8)) {
+	feat &= F(VIRTIO_F_VERSION_1) | F(VIRTIO_NET_F_MAC) |
+		(vnet_want_event_idx ? F(VIRTIO_RING_F_EVENT_IDX) : 0);
+	vnet_event_idx = (feat & F(VIRTIO_RING_F_EVENT_IDX)) != 0;
+	CC32(VIRTIO_PCI_COMMON_GFSELECT) = 0;
+	CC32(VIRTIO_PCI_COMMON_GF) = (uint32_t)feat;
+	CC32(VIRTIO_PCI_COMMON_GFSELECT) = 1;
+	CC32(VIRTIO_PCI_COMMON_GF) = (uint32_t)(feat >> 32);
+	CC8(VIRTIO_PCI_COMMON_STATUS) =
+		VIRTIO_CONFIG_S_ACKNOWLEDGE | VIRTIO_CONFIG_S_DRIVER | VIRTIO_CONFIG_S_FEATURES_OK;
+	if (!(CC8(VIRTIO_PCI_COMMON_STATUS) & VIRTIO_CONFIG_S_FEATURES_OK)) {
 		print("virtio: features refused");
 		return -1;
 	}
@@ -207,17 +193,18 @@ vnet_init(void)
 		print("virtio: queue set-up failed (%d)", rc);
 		return -1;
 	}
-	txq.avail.flags = 1; /* no TX interrupts: we poll */
+	txq.vr.avail->flags = VRING_AVAIL_F_NO_INTERRUPT; /* no TX interrupts: we poll */
 	for (i = 0; i < QSZ; i++) {
-		rxq.desc[i] = (struct vring_desc){(uint64_t)rxq.buf[i], BUF_SIZE, 2, 0};
-		rxq.avail.ring[i] = (uint16_t)i;
-		txq.desc[i] = (struct vring_desc){(uint64_t)txq.buf[i], 0, 0, 0};
+		rxq.vr.desc[i] = (struct vring_desc){(uint64_t)rxq.buf[i], BUF_SIZE, VRING_DESC_F_WRITE, 0};
+		rxq.vr.avail->ring[i] = (uint16_t)i;
+		txq.vr.desc[i] = (struct vring_desc){(uint64_t)txq.buf[i], 0, 0, 0};
 	}
 	rxq.avail_idx = QSZ;
 	barrier();
-	rxq.avail.idx = QSZ;
-	CC8(0x14) = 1 | 2 | 8 | 4; /* DRIVER_OK */
-	if (CC8(0x14) & 0x40) {
+	rxq.vr.avail->idx = QSZ;
+	CC8(VIRTIO_PCI_COMMON_STATUS) = VIRTIO_CONFIG_S_ACKNOWLEDGE | VIRTIO_CONFIG_S_DRIVER |
+					 VIRTIO_CONFIG_S_FEATURES_OK | VIRTIO_CONFIG_S_DRIVER_OK;
+	if (CC8(VIRTIO_PCI_COMMON_STATUS) & VIRTIO_CONFIG_S_NEEDS_RESET) {
 		print("virtio: device needs reset (backend refused the rings)");
 		return -1;
 	}
@@ -230,14 +217,14 @@ vnet_rx(uint32_t *len)
 {
 	struct vring_used_elem e;
 
-	if (rxq.used_seen == *(volatile uint16_t *)&rxq.used.idx)
+	if (rxq.used_seen == *(volatile uint16_t *)&rxq.vr.used->idx)
 		return NULL;
 	barrier();
-	e = rxq.used.ring[rxq.used_seen % QSZ];
+	e = rxq.vr.used->ring[rxq.used_seen % QSZ];
 	rxq.used_seen++;
 	/* EVENT_IDX and armed: re-arm for the next frame (the caller keeps looking) */
 	if (vnet_event_idx && rx_irq_on)
-		*(volatile uint16_t *)&rxq.avail.used_event = rxq.used_seen;
+		*(volatile uint16_t *)&vring_used_event(&rxq.vr) = rxq.used_seen;
 	/* this frame's buffer goes back on the next publish: the caller is done
 	 * with a frame when it asks for the next one */
 	/* publish what earlier calls handed back (their frames are done with) in
@@ -245,7 +232,7 @@ vnet_rx(uint32_t *len)
 	 * the ring the backend fills */
 	if (rxq.pending >= 32)
 		vnet_rx_done();
-	rxq.avail.ring[rxq.avail_idx % QSZ] = (uint16_t)e.id;
+	rxq.vr.avail->ring[rxq.avail_idx % QSZ] = (uint16_t)e.id;
 	rxq.avail_idx++;
 	rxq.pending++;
 	if (e.id >= QSZ || e.len < HDR_LEN || e.len > BUF_SIZE) {
@@ -262,14 +249,14 @@ vnet_rx_done(void)
 	if (rxq.pending == 0)
 		return;
 	barrier();
-	*(volatile uint16_t *)&rxq.avail.idx = rxq.avail_idx;
+	*(volatile uint16_t *)&rxq.vr.avail->idx = rxq.avail_idx;
 	kick(&rxq);
 }
 
 uint32_t
 vnet_tx_inflight(void)
 {
-	return (uint16_t)(txq.avail_idx - *(volatile uint16_t *)&txq.used.idx);
+	return (uint16_t)(txq.avail_idx - *(volatile uint16_t *)&txq.vr.used->idx);
 }
 
 uint8_t *
@@ -289,12 +276,12 @@ vnet_tx_commit(uint32_t len)
 {
 	uint16_t slot = txq.avail_idx % QSZ;
 
-	txq.desc[slot].len = len + HDR_LEN;
-	txq.avail.ring[slot] = slot;
+	txq.vr.desc[slot].len = (uint32_t)(len + HDR_LEN);
+	txq.vr.avail->ring[slot] = slot;
 	txq.avail_idx++;
 	txq.pending++;
 	barrier();
-	*(volatile uint16_t *)&txq.avail.idx = txq.avail_idx;
+	*(volatile uint16_t *)&txq.vr.avail->idx = txq.avail_idx;
 	if (txq.pending >= 32)
 		kick(&txq);
 }
@@ -317,10 +304,10 @@ vnet_rx_irq(int on)
 	 * publishing.
 	 */
 	if (vnet_event_idx)
-		*(volatile uint16_t *)&rxq.avail.used_event =
+		*(volatile uint16_t *)&vring_used_event(&rxq.vr) =
 			(uint16_t)(on ? rxq.used_seen : rxq.used_seen - 1);
 	else
-		*(volatile uint16_t *)&rxq.avail.flags = on ? 0 : 1;
+		*(volatile uint16_t *)&rxq.vr.avail->flags = on ? 0 : VRING_AVAIL_F_NO_INTERRUPT;
 	if (on)
 		mb(); /* visible before the caller looks at the ring again */
 }
@@ -328,7 +315,7 @@ vnet_rx_irq(int on)
 int
 vnet_rx_ready(void)
 {
-	return rxq.used_seen != *(volatile uint16_t *)&rxq.used.idx;
+	return rxq.used_seen != *(volatile uint16_t *)&rxq.vr.used->idx;
 }
 
 void
