@@ -23,61 +23,6 @@
 
 #define CONFIG_MAX (1 << 20)
 
-/* Feature names an operator may offer on a vhost-user port (VERSION_1 always is). */
-static const struct {
-	const char *name;
-	uint64_t bit;
-} feature_names[] = {
-	{"mrg_rxbuf", HV_VHOST_F_MRG_RXBUF},
-	{"indirect_desc", HV_VHOST_F_INDIRECT_DESC},
-	{"event_idx", HV_VHOST_F_EVENT_IDX},
-	{"mq", HV_VHOST_F_MQ},
-	{"csum", HV_VHOST_F_CSUM},
-	{"guest_csum", HV_VHOST_F_GUEST_CSUM},
-	{"host_tso4", HV_VHOST_F_HOST_TSO4},
-	{"host_tso6", HV_VHOST_F_HOST_TSO6},
-	{"guest_tso4", HV_VHOST_F_GUEST_TSO4},
-	{"guest_tso6", HV_VHOST_F_GUEST_TSO6},
-	{"in_order", HV_VHOST_F_IN_ORDER},
-};
-
-/* "mrg_rxbuf,event_idx" -> feature bits; -1 on an unknown name. */
-static int
-features_parse(const char *list, const char *cmd, uint64_t *out, char *err, size_t errlen)
-{
-	char buf[256], *tok, *save = NULL;
-
-	*out = HV_VHOST_F_VERSION_1;
-	snprintf(buf, sizeof(buf), "%s", list);
-	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-		size_t i;
-
-		for (i = 0; i < RTE_DIM(feature_names); i++)
-			if (strcmp(tok, feature_names[i].name) == 0)
-				break;
-		if (i == RTE_DIM(feature_names)) {
-			snprintf(err, errlen, "%s: unknown feature '%s' (known: mrg_rxbuf, "
-				 "indirect_desc, event_idx, mq, csum, guest_csum, host_tso4, "
-				 "host_tso6, guest_tso4, guest_tso6, in_order)", cmd, tok);
-			return -1;
-		}
-		*out |= feature_names[i].bit;
-	}
-	return 0;
-}
-
-static void
-features_format(uint64_t f, char *buf, size_t len)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < RTE_DIM(feature_names) && off < len; i++)
-		if (f & feature_names[i].bit)
-			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "",
-						feature_names[i].name);
-}
-
 int
 sw_port_conf_from_vals(const struct hv_ctl_vals *v, const char *cmd, struct sw_port_conf *c,
 		       char *err, size_t errlen)
@@ -99,7 +44,7 @@ sw_port_conf_from_vals(const struct hv_ctl_vals *v, const char *cmd, struct sw_p
 		return -1;
 	}
 	if (feat->set && (c->type != SW_PORT_VHOST ||
-			  features_parse(feat->s, cmd, &c->features, err, errlen) != 0)) {
+			  sw_vhost_features_parse(feat->s, cmd, &c->features, err, errlen) != 0)) {
 		if (c->type != SW_PORT_VHOST)
 			snprintf(err, errlen, "%s: '%s' is for vhost-user ports", cmd,
 				 HV_CTL_KEY(FEATURES));
@@ -179,7 +124,7 @@ sw_port_conf_to_json(const struct sw_port_conf *c)
 		if (c->features != 0) {
 			char f[256];
 
-			features_format(c->features, f, sizeof(f));
+			sw_vhost_features_format(c->features, f, sizeof(f));
 			cJSON_AddStringToObject(o, HV_CTL_KEY(FEATURES), f);
 		}
 		if (c->rxmod[0] != '\0')

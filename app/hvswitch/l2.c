@@ -9,9 +9,10 @@
 #include <string.h>
 
 #include <rte_ether.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 
-#include "sw.h"
+#include "dp.h"
 
 static const char *const drop_names[] = {
 #define SW_X(id, name) [SW_DROP_##id] = name,
@@ -31,16 +32,23 @@ struct txbuf {
 	struct rte_mbuf *pkts[SW_BURST];
 };
 
-struct l2_ctx {
+struct sw_l2_ctx {
 	struct sw_pmd *pmd;
+	struct rte_mempool *mp;
 	const struct sw_view *view;
+	const struct sw_port *in; /* the burst's source port */
 	struct txbuf tx[SW_MAX_PORTS];
 	uint16_t dirty[SW_MAX_PORTS]; /* ports with frames in tx[] */
 	uint16_t n_dirty;
 };
 
-/* One context per PMD: too large for the stack, used by one thread only. */
-static struct l2_ctx ctxs[SW_MAX_PMDS];
+/* One context per PMD (struct sw_pmd.l2): too large for the stack, used by one thread only. */
+struct sw_l2_ctx *
+sw_l2_ctx_alloc(unsigned int socket)
+{
+	return rte_zmalloc_socket("sw_l2_ctx", sizeof(struct sw_l2_ctx), RTE_CACHE_LINE_SIZE,
+				  (int)socket);
+}
 
 static inline void
 count_drop(struct sw_pmd *pmd, struct sw_port *p, enum sw_drop why, uint32_t n)
@@ -49,7 +57,7 @@ count_drop(struct sw_pmd *pmd, struct sw_port *p, enum sw_drop why, uint32_t n)
 }
 
 static void
-tx_flush(struct l2_ctx *c, uint16_t idx)
+tx_flush(struct sw_l2_ctx *c, uint16_t idx)
 {
 	struct txbuf *b = &c->tx[idx];
 	struct sw_port *p = c->view->ports[idx];
@@ -73,13 +81,25 @@ tx_flush(struct l2_ctx *c, uint16_t idx)
 }
 
 /*
- * A frame whose tail a guest lends until the end of the burst, as a copy:
- * for a device that reads it later. NULL (counted) without mbufs.
+ * Whether @m must be copied before going to @out: @out reads frames after
+ * tx returns, and @m's data is only lent until the burst ends (the source
+ * type says which; only chained frames can be).
+ */
+static inline bool
+must_copy(const struct sw_l2_ctx *c, const struct sw_port *out, const struct rte_mbuf *m)
+{
+	return out->ops->tx_keeps && m->nb_segs > 1 && c->in->ops->needs_copy != NULL &&
+	       c->in->ops->needs_copy(m);
+}
+
+/*
+ * A frame whose data its source lends until the end of the burst, as a
+ * copy: for a device that reads it later. NULL (counted) without mbufs.
  */
 static struct rte_mbuf *
-unborrow(struct l2_ctx *c, struct sw_port *out, struct rte_mbuf *m)
+unborrow(struct sw_l2_ctx *c, struct sw_port *out, struct rte_mbuf *m)
 {
-	struct rte_mbuf *copy = rte_pktmbuf_copy(m, sw.mp, 0, UINT32_MAX);
+	struct rte_mbuf *copy = rte_pktmbuf_copy(m, c->mp, 0, UINT32_MAX);
 
 	rte_pktmbuf_free(m);
 	if (copy == NULL)
@@ -88,12 +108,12 @@ unborrow(struct l2_ctx *c, struct sw_port *out, struct rte_mbuf *m)
 }
 
 static inline void
-tx_enqueue(struct l2_ctx *c, uint16_t idx, struct rte_mbuf *m)
+tx_enqueue(struct sw_l2_ctx *c, uint16_t idx, struct rte_mbuf *m)
 {
 	struct txbuf *b = &c->tx[idx];
 	struct sw_port *out = c->view->ports[idx];
 
-	if (unlikely(out->ops->tx_keeps && m->nb_segs > 1 && hv_vhost_mbuf_borrows(m))) {
+	if (unlikely(must_copy(c, out, m))) {
 		m = unborrow(c, out, m);
 		if (m == NULL)
 			return;
@@ -109,7 +129,7 @@ tx_enqueue(struct l2_ctx *c, uint16_t idx, struct rte_mbuf *m)
 }
 
 static void
-tx_flush_all(struct l2_ctx *c)
+tx_flush_all(struct sw_l2_ctx *c)
 {
 	for (uint16_t i = 0; i < c->n_dirty; i++)
 		if (c->tx[c->dirty[i]].n > 0)
@@ -198,7 +218,7 @@ retag(struct rte_mbuf *m, int change, uint16_t vlan)
  * it is written only when no other destination holds it.
  */
 static void
-emit(struct l2_ctx *c, uint16_t idx, struct rte_mbuf *m)
+emit(struct sw_l2_ctx *c, uint16_t idx, struct rte_mbuf *m)
 {
 	struct sw_port *out;
 	struct rte_mbuf *segs[HV_OFFLOAD_MAX_SEGS];
@@ -210,12 +230,12 @@ emit(struct l2_ctx *c, uint16_t idx, struct rte_mbuf *m)
 	}
 	out = c->view->ports[idx];
 	/* a NIC's form of a borrowed frame is built on a copy, not on a clone of it */
-	if (unlikely(out->ops->tx_keeps && m->nb_segs > 1 && hv_vhost_mbuf_borrows(m))) {
+	if (unlikely(must_copy(c, out, m))) {
 		m = unborrow(c, out, m);
 		if (m == NULL)
 			return;
 	}
-	n = hv_offload_prepare(m, out->ops->offload_caps(out), sw.mp, segs,
+	n = hv_offload_prepare(m, out->ops->offload_caps(out), c->mp, segs,
 			       &out->cnt[c->pmd->id].off);
 	for (uint16_t i = 0; i < n; i++)
 		tx_enqueue(c, idx, segs[i]);
@@ -223,7 +243,7 @@ emit(struct l2_ctx *c, uint16_t idx, struct rte_mbuf *m)
 
 /* Send @m to port @idx in that port's form. @m is consumed. */
 static void
-deliver(struct l2_ctx *c, uint16_t idx, struct rte_mbuf *m, uint16_t vlan, bool tagged)
+deliver(struct sw_l2_ctx *c, uint16_t idx, struct rte_mbuf *m, uint16_t vlan, bool tagged)
 {
 	struct sw_port *out = c->view->ports[idx];
 	int change = tag_change(out, vlan, tagged);
@@ -244,7 +264,7 @@ deliver(struct l2_ctx *c, uint16_t idx, struct rte_mbuf *m, uint16_t vlan, bool 
 
 /* Every port of the domain but @in gets the frame. @m is consumed. */
 static void
-flood(struct l2_ctx *c, struct sw_port *in, struct rte_mbuf *m, uint16_t vlan, bool tagged)
+flood(struct sw_l2_ctx *c, struct sw_port *in, struct rte_mbuf *m, uint16_t vlan, bool tagged)
 {
 	const struct sw_view *v = c->view;
 	uint16_t targets[SW_MAX_PORTS], n = 0;
@@ -272,7 +292,7 @@ flood(struct l2_ctx *c, struct sw_port *in, struct rte_mbuf *m, uint16_t vlan, b
 			emit(c, targets[i], m);
 			continue;
 		}
-		copy = rte_pktmbuf_copy(m, sw.mp, 0, UINT32_MAX);
+		copy = rte_pktmbuf_copy(m, c->mp, 0, UINT32_MAX);
 		if (copy == NULL) {
 			count_drop(c->pmd, out, SW_DROP_NO_MBUF, 1);
 			continue;
@@ -281,7 +301,7 @@ flood(struct l2_ctx *c, struct sw_port *in, struct rte_mbuf *m, uint16_t vlan, b
 	}
 	/* the last target takes our own reference; retag needs it unshared */
 	if (rte_mbuf_refcnt_read(m) > 1 && tag_change(v->ports[targets[n - 1]], vlan, tagged) != 0) {
-		struct rte_mbuf *copy = rte_pktmbuf_copy(m, sw.mp, 0, UINT32_MAX);
+		struct rte_mbuf *copy = rte_pktmbuf_copy(m, c->mp, 0, UINT32_MAX);
 
 		rte_pktmbuf_free(m);
 		if (copy == NULL) {
@@ -297,7 +317,8 @@ void
 sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 	    struct rte_mbuf **pkts, uint16_t n, uint64_t now_ms)
 {
-	struct l2_ctx *c = &ctxs[pmd->id];
+	struct sw_l2_ctx *c = pmd->l2;
+	struct hv_fdb *fdb = pmd->dp->fdb;
 	struct hv_fdb_key keys[2][SW_BURST];
 	/* distinct keys in a row: a burst is mostly one conversation */
 	const struct hv_fdb_key *src[SW_BURST], *uniq[SW_BURST];
@@ -310,7 +331,9 @@ sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 	uint16_t k = 0, nsrc = 0, nuniq = 0;
 
 	c->pmd = pmd;
+	c->mp = pmd->dp->mp;
 	c->view = view;
+	c->in = in;
 	cnt->rx_packets += n;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -392,8 +415,8 @@ sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 	if (k == 0)
 		return;
 	/* each distinct key looked up once */
-	hv_fdb_learn_bulk(sw.fdb, src, nsrc, in->idx, now_ms, &cnt->learn_refused);
-	hv_fdb_lookup_bulk(sw.fdb, uniq, nuniq, found);
+	hv_fdb_learn_bulk(fdb, src, nsrc, in->idx, now_ms, &cnt->learn_refused);
+	hv_fdb_lookup_bulk(fdb, uniq, nuniq, found);
 	for (uint16_t i = 0; i < k; i++) {
 		uint16_t o = which[i] != UINT16_MAX ? found[which[i]] : HV_FDB_PORT_NONE;
 

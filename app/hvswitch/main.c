@@ -48,7 +48,7 @@ static void
 on_signal(int sig)
 {
 	RTE_SET_USED(sig);
-	sw.stop = true;
+	sw.dp.stop = true;
 }
 
 static void
@@ -248,7 +248,7 @@ parse_args(struct options *o, int argc, char **argv)
 			break;
 		case 'M':
 			if (parse_uint("--guest-mem-limit", optarg, 1,
-				       HV_VHOST_MEM_LIMIT_MAX >> 20, &v) != 0)
+				       sw_vhost_mem_limit_max >> 20, &v) != 0)
 				return -1;
 			sw_vhost_mem_limit = v << 20;
 			break;
@@ -302,17 +302,76 @@ make_dirs(void)
 	return 0;
 }
 
+/* A PMD on each worker lcore, and the data path's context around them. */
+static int
+pmds_init(void)
+{
+	unsigned int lcore;
+
+	sw.n_pmds = 0;
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		if (sw.n_pmds == SW_MAX_PMDS)
+			break;
+		sw.pmds[sw.n_pmds] = (struct sw_pmd){
+			.lcore = lcore,
+			.id = sw.n_pmds,
+			.sleep_us = sw.pmd_sleep_us[sw.n_pmds],
+		};
+		sw.n_pmds++;
+	}
+	if (sw.n_pmds == 0) {
+		fprintf(stderr, "hvswitch: needs at least one worker lcore for a PMD (-l 0,1)\n");
+		return -1;
+	}
+	sw.dp.pmds = sw.pmds;
+	sw.dp.n_pmds = sw.n_pmds;
+	sw.dp.tsc_per_ms = rte_get_tsc_hz() / 1000;
+	if (sw_dp_init(&sw.dp) != 0) {
+		fprintf(stderr, "hvswitch: no memory for the PMDs\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* The port types' own set-up, and their per-PMD work on the data path. */
+static int
+types_init(void)
+{
+	for (int t = 0; t < SW_PORT__TYPES; t++) {
+		const struct sw_port_ops *ops = sw_port_type_ops(t);
+
+		if (ops == NULL)
+			continue;
+		if (ops->ctl->init != NULL && ops->ctl->init() != 0) {
+			fprintf(stderr, "hvswitch: %s ports: set-up failed\n", ops->type);
+			return -1;
+		}
+		if ((ops->pmd_enter != NULL || ops->pmd_poll != NULL) &&
+		    sw_dp_register_type(&sw.dp, ops) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void
+types_fini(void)
+{
+	for (int t = 0; t < SW_PORT__TYPES; t++) {
+		const struct sw_port_ops *ops = sw_port_type_ops(t);
+
+		if (ops != NULL && ops->ctl->fini != NULL)
+			ops->ctl->fini();
+	}
+}
+
 static int
 start(struct options *o, struct sw_port_conf *ports, unsigned int n_ports)
 {
 	struct hv_fdb_conf fc;
 	char err[256];
 
-	sw.tsc_per_ms = rte_get_tsc_hz() / 1000;
-	if (sw_pmd_init() != 0) {
-		fprintf(stderr, "hvswitch: needs at least one worker lcore for a PMD (-l 0,1)\n");
+	if (pmds_init() != 0)
 		return -1;
-	}
 	sw.mp = rte_pktmbuf_pool_create("hv_mbufs", o->mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 					rte_socket_id());
 	if (sw.mp == NULL) {
@@ -324,7 +383,7 @@ start(struct options *o, struct sw_port_conf *ports, unsigned int n_ports)
 		.max_ports = SW_MAX_PORTS,
 		.max_per_port = sw.settings.mac_limit,
 		.age_ms = (uint64_t)sw.settings.fdb_age_s * 1000,
-		.rcu = sw.rcu,
+		.rcu = sw.dp.rcu,
 		.socket = (int)rte_socket_id(),
 	};
 	sw.fdb = hv_fdb_create("hv_fdb", &fc);
@@ -332,10 +391,10 @@ start(struct options *o, struct sw_port_conf *ports, unsigned int n_ports)
 		fprintf(stderr, "hvswitch: MAC table: %s\n", rte_strerror(rte_errno));
 		return -1;
 	}
-	if (hv_vhost_init(HV_VHOST_INIT_SIGNALS) != 0) {
-		fprintf(stderr, "hvswitch: vhost control thread did not start\n");
+	sw.dp.mp = sw.mp;
+	sw.dp.fdb = sw.fdb;
+	if (types_init() != 0)
 		return -1;
-	}
 	sw_view_publish();
 	pthread_mutex_lock(&sw.lock);
 	sw_config_add_ports(ports, n_ports);
@@ -356,14 +415,15 @@ start(struct options *o, struct sw_port_conf *ports, unsigned int n_ports)
 static void
 stop(void)
 {
-	sw_pmd_stop();
+	sw.dp.stop = true;
+	rte_eal_mp_wait_lcore();
 	pthread_mutex_lock(&sw.lock);
 	sw_port_del_all();
 	pthread_mutex_unlock(&sw.lock);
-	hv_vhost_fini();
+	types_fini();
 	hv_fdb_free(sw.fdb);
 	rte_mempool_free(sw.mp);
-	rte_free(sw.rcu);
+	sw_dp_fini(&sw.dp);
 }
 
 static void
@@ -372,7 +432,7 @@ control_loop(struct hv_ctl_server *ctl)
 	uint64_t next_age = sw_now_ms() + 1000;
 	uint64_t next_rate = sw_now_ms() + 1000;
 
-	while (!sw.stop) {
+	while (!sw.dp.stop) {
 		uint64_t now;
 
 		hv_ctl_server_poll(ctl, 10);
@@ -433,7 +493,8 @@ main(int argc, char **argv)
 	}
 	if (start(&o, ports, n_ports) != 0)
 		goto out_stop;
-	sw_pmd_launch();
+	for (unsigned int i = 0; i < sw.n_pmds; i++)
+		rte_eal_remote_launch(sw_dp_pmd_main, &sw.pmds[i], sw.pmds[i].lcore);
 	printf("hvswitch %s: %u PMD(s), control socket %s/hvswitch.sock\n", HV_VERSION,
 	       sw.n_pmds, sw.run_dir);
 	fflush(stdout);

@@ -7,27 +7,26 @@
 #include <stdlib.h>
 
 #include <rte_cycles.h>
-#include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "dp.h"
 #include "hv_log.h"
-#include "sw.h"
 
 uint64_t
-sw_now_ms(void)
+sw_dp_now_ms(const struct sw_dp *dp)
 {
-	return rte_get_tsc_cycles() / sw.tsc_per_ms;
+	return rte_get_tsc_cycles() / dp->tsc_per_ms;
 }
 
 static void
-synchronize(void)
+synchronize(struct sw_dp *dp)
 {
-	rte_rcu_qsbr_synchronize(sw.rcu, RTE_QSBR_THRID_INVALID);
+	rte_rcu_qsbr_synchronize(dp->rcu, RTE_QSBR_THRID_INVALID);
 }
 
 void
-sw_view_publish(void)
+sw_dp_view_publish(struct sw_dp *dp, struct sw_port *const *ports)
 {
 	struct sw_view *v = rte_zmalloc("sw_view", sizeof(*v), RTE_CACHE_LINE_SIZE);
 	struct sw_view *old;
@@ -37,26 +36,26 @@ sw_view_publish(void)
 		return;
 	}
 	for (uint16_t i = 0; i < SW_MAX_PORTS; i++) {
-		struct sw_port *p = sw.ports[i];
+		struct sw_port *p = ports[i];
 
 		if (p == NULL || !p->running)
 			continue;
 		v->ports[i] = p;
 		v->active[v->n_ports++] = i;
 	}
-	old = __atomic_exchange_n(&sw.view, v, __ATOMIC_ACQ_REL);
-	synchronize();
+	old = __atomic_exchange_n(&dp->view, v, __ATOMIC_ACQ_REL);
+	synchronize(dp);
 	rte_free(old);
 }
 
 /* Which PMD polls queue @q of @p. */
 static unsigned int
-pmd_of(const struct sw_port *p, uint16_t q, unsigned int *rr)
+pmd_of(const struct sw_dp *dp, const struct sw_port *p, uint16_t q, unsigned int *rr)
 {
 	if (p->conf.pmd >= 0)
-		return (unsigned int)p->conf.pmd % sw.n_pmds;
+		return (unsigned int)p->conf.pmd % dp->n_pmds;
 	RTE_SET_USED(q);
-	return (*rr)++ % sw.n_pmds;
+	return (*rr)++ % dp->n_pmds;
 }
 
 static struct sw_rxq_list *
@@ -77,36 +76,36 @@ list_has(const struct sw_rxq_list *l, const struct sw_port *p, uint16_t q)
 }
 
 static void
-publish_lists(struct sw_rxq_list **lists)
+publish_lists(struct sw_dp *dp, struct sw_rxq_list **lists)
 {
 	struct sw_rxq_list *old[SW_MAX_PMDS];
 
-	for (unsigned int i = 0; i < sw.n_pmds; i++)
-		old[i] = __atomic_exchange_n(&sw.pmds[i].rxqs, lists[i], __ATOMIC_ACQ_REL);
-	synchronize();
-	for (unsigned int i = 0; i < sw.n_pmds; i++)
+	for (unsigned int i = 0; i < dp->n_pmds; i++)
+		old[i] = __atomic_exchange_n(&dp->pmds[i].rxqs, lists[i], __ATOMIC_ACQ_REL);
+	synchronize(dp);
+	for (unsigned int i = 0; i < dp->n_pmds; i++)
 		rte_free(old[i]);
 }
 
 void
-sw_pmd_reassign(void)
+sw_dp_reassign(struct sw_dp *dp, struct sw_port *const *ports)
 {
 	struct sw_rxq_list *want[SW_MAX_PMDS] = {NULL}, *keep[SW_MAX_PMDS] = {NULL};
 	unsigned int rr = 0;
 
-	for (unsigned int i = 0; i < sw.n_pmds; i++) {
+	for (unsigned int i = 0; i < dp->n_pmds; i++) {
 		want[i] = list_alloc();
 		keep[i] = list_alloc();
 		if (want[i] == NULL || keep[i] == NULL)
 			goto nomem;
 	}
 	for (uint16_t i = 0; i < SW_MAX_PORTS; i++) {
-		struct sw_port *p = sw.ports[i];
+		struct sw_port *p = ports[i];
 
 		if (p == NULL || !p->running)
 			continue;
 		for (uint16_t q = 0; q < p->conf.queues; q++) {
-			struct sw_rxq_list *l = want[pmd_of(p, q, &rr)];
+			struct sw_rxq_list *l = want[pmd_of(dp, p, q, &rr)];
 
 			l->q[l->n++] = (struct sw_rxq){.port = p, .q = q};
 		}
@@ -116,45 +115,80 @@ sw_pmd_reassign(void)
 	 * drops what it loses, then, after the grace period, it gets what it
 	 * gains.
 	 */
-	for (unsigned int i = 0; i < sw.n_pmds; i++) {
-		const struct sw_rxq_list *cur = sw.pmds[i].rxqs;
+	for (unsigned int i = 0; i < dp->n_pmds; i++) {
+		const struct sw_rxq_list *cur = dp->pmds[i].rxqs;
 
 		for (uint16_t k = 0; k < want[i]->n; k++)
 			if (list_has(cur, want[i]->q[k].port, want[i]->q[k].q))
 				keep[i]->q[keep[i]->n++] = want[i]->q[k];
 	}
-	publish_lists(keep);
-	publish_lists(want);
-	/* a sleeping PMD watches the kicks of its old queues only */
-	for (unsigned int i = 0; i < sw.n_pmds; i++)
-		sw_pmd_wake(&sw.pmds[i]);
+	publish_lists(dp, keep);
+	publish_lists(dp, want);
+	/* a sleeping PMD watches the wake-ups of its old queues only */
+	for (unsigned int i = 0; i < dp->n_pmds; i++)
+		sw_pmd_wake(&dp->pmds[i]);
 	return;
 nomem:
 	HV_LOG(ERR, "no memory to reassign queues");
-	for (unsigned int i = 0; i < sw.n_pmds; i++) {
+	for (unsigned int i = 0; i < dp->n_pmds; i++) {
 		rte_free(want[i]);
 		rte_free(keep[i]);
 	}
 }
 
-static int
-pmd_main(void *arg)
+int
+sw_dp_register_type(struct sw_dp *dp, const struct sw_port_ops *ops)
+{
+	if (dp->n_types == SW_DP_MAX_TYPES)
+		return -1;
+	dp->types[dp->n_types++] = ops;
+	return 0;
+}
+
+/*
+ * Once per PMD, before its loop. Not inlined: its loop over the types,
+ * unrolled into the PMD's entry, got the PMD loop after it placed in
+ * .text.unlikely (optimized for size).
+ */
+static __rte_noinline void
+types_enter(struct sw_dp *dp, struct sw_pmd *pmd)
+{
+	for (unsigned int t = 0; t < dp->n_types; t++)
+		if (dp->types[t]->pmd_enter != NULL)
+			dp->types[t]->pmd_enter(pmd);
+}
+
+/* The registered types' per-PMD work; true while some stays owed. */
+static inline bool
+types_poll(struct sw_dp *dp, struct sw_pmd *pmd, const struct sw_view *view)
+{
+	bool owed = false;
+
+	for (unsigned int t = 0; t < dp->n_types; t++)
+		if (dp->types[t]->pmd_poll != NULL)
+			owed |= dp->types[t]->pmd_poll(pmd, view);
+	return owed;
+}
+
+int
+sw_dp_pmd_main(void *arg)
 {
 	struct sw_pmd *pmd = arg;
+	struct sw_dp *dp = pmd->dp;
 	struct rte_mbuf *pkts[SW_BURST];
 	uint64_t prev = rte_get_tsc_cycles(), idle_since = prev;
 	const struct sw_rxq_list *adopted = NULL;
-	uint64_t sleep_after = (uint64_t)sw.pmd_sleep_us[pmd->id] * (sw.tsc_per_ms / 1000);
+	uint64_t sleep_after = (uint64_t)pmd->sleep_us * (dp->tsc_per_ms / 1000);
 
-	rte_rcu_qsbr_thread_register(sw.rcu, pmd->id);
-	rte_rcu_qsbr_thread_online(sw.rcu, pmd->id);
-	sw_rxmod_pmd_enter(pmd);
+	rte_rcu_qsbr_thread_register(dp->rcu, pmd->id);
+	rte_rcu_qsbr_thread_online(dp->rcu, pmd->id);
+	types_enter(dp, pmd);
 	HV_LOG(INFO, "PMD %u on lcore %u", pmd->id, pmd->lcore);
-	while (!sw.stop) {
+	while (!dp->stop) {
 		const struct sw_rxq_list *l = __atomic_load_n(&pmd->rxqs, __ATOMIC_ACQUIRE);
-		const struct sw_view *view = __atomic_load_n(&sw.view, __ATOMIC_ACQUIRE);
+		const struct sw_view *view = __atomic_load_n(&dp->view, __ATOMIC_ACQUIRE);
 		uint64_t now = rte_get_tsc_cycles(), got = 0, end;
-		uint64_t now_ms = now / sw.tsc_per_ms;
+		uint64_t now_ms = now / dp->tsc_per_ms;
 
 		if (unlikely(l != adopted)) {
 			sw_pmd_sleep_adopt(l);
@@ -163,21 +197,22 @@ pmd_main(void *arg)
 
 		for (uint16_t i = 0; l != NULL && view != NULL && i < l->n; i++) {
 			struct sw_port *p = l->q[i].port;
-			uint16_t n = p->ops->rx(p, l->q[i].q, pkts, SW_BURST);
+			const struct sw_port_ops *ops = p->ops;
+			uint16_t n = ops->rx(p, l->q[i].q, pkts, SW_BURST);
 
 			if (n > 0) {
 				got += n;
 				pmd->batches++;
 				sw_l2_input(pmd, view, p, pkts, n, now_ms);
-				if (p->ops->rx_done != NULL)
-					p->ops->rx_done(p, l->q[i].q);
+				if (ops->rx_done != NULL)
+					ops->rx_done(p, l->q[i].q);
 			}
 			/* after the burst ended: an interrupt enters the ring itself */
-			if (p->rxmod != NULL)
-				sw_rxmod_poll_queue(p, l->q[i].q);
+			if (ops->queue_poll != NULL)
+				ops->queue_poll(p, l->q[i].q);
 		}
-		/* owed guest interrupts whose window closed (checked every iteration) */
-		if (sw_rxmod_pmd_poll(pmd, view) || got > 0)
+		/* owed work of the port types (interrupts whose window closed), every iteration */
+		if (types_poll(dp, pmd, view) || got > 0)
 			idle_since = now;
 		if (sleep_after != 0 && now - idle_since >= sleep_after) {
 			sw_pmd_sleep(pmd, l);
@@ -195,54 +230,52 @@ pmd_main(void *arg)
 		if (got > 0)
 			pmd->busy_cycles += end - now;
 		prev = end;
-		rte_rcu_qsbr_quiescent(sw.rcu, pmd->id);
+		rte_rcu_qsbr_quiescent(dp->rcu, pmd->id);
 	}
-	rte_rcu_qsbr_thread_offline(sw.rcu, pmd->id);
-	rte_rcu_qsbr_thread_unregister(sw.rcu, pmd->id);
+	rte_rcu_qsbr_thread_offline(dp->rcu, pmd->id);
+	rte_rcu_qsbr_thread_unregister(dp->rcu, pmd->id);
 	return 0;
 }
 
 int
-sw_pmd_init(void)
+sw_dp_init(struct sw_dp *dp)
 {
-	unsigned int lcore;
 	size_t sz;
 
-	sw.n_pmds = 0;
-	RTE_LCORE_FOREACH_WORKER(lcore) {
-		if (sw.n_pmds == SW_MAX_PMDS)
-			break;
-		sw.pmds[sw.n_pmds] = (struct sw_pmd){.lcore = lcore, .id = sw.n_pmds, .wake_fd = -1};
-		if (sw.pmd_sleep_us[sw.n_pmds] != 0 && sw_pmd_sleep_init(&sw.pmds[sw.n_pmds]) != 0)
-			return -1;
-		sw.n_pmds++;
-	}
-	if (sw.n_pmds == 0)
+	if (dp->n_pmds == 0 || dp->n_pmds > SW_MAX_PMDS)
 		return -1;
-	sz = rte_rcu_qsbr_get_memsize(sw.n_pmds);
-	sw.rcu = rte_zmalloc("sw_rcu", sz, RTE_CACHE_LINE_SIZE);
-	if (sw.rcu == NULL || rte_rcu_qsbr_init(sw.rcu, sw.n_pmds) != 0)
+	for (unsigned int i = 0; i < dp->n_pmds; i++) {
+		struct sw_pmd *pmd = &dp->pmds[i];
+
+		pmd->dp = dp;
+		pmd->wake_fd = -1;
+		pmd->l2 = sw_l2_ctx_alloc(rte_lcore_to_socket_id(pmd->lcore));
+		if (pmd->l2 == NULL)
+			return -1;
+		if (pmd->sleep_us != 0 && sw_pmd_sleep_init(pmd) != 0)
+			return -1;
+	}
+	sz = rte_rcu_qsbr_get_memsize(dp->n_pmds);
+	dp->rcu = rte_zmalloc("sw_rcu", sz, RTE_CACHE_LINE_SIZE);
+	if (dp->rcu == NULL || rte_rcu_qsbr_init(dp->rcu, dp->n_pmds) != 0)
 		return -1;
 	return 0;
 }
 
 void
-sw_pmd_launch(void)
+sw_dp_fini(struct sw_dp *dp)
 {
-	for (unsigned int i = 0; i < sw.n_pmds; i++)
-		rte_eal_remote_launch(pmd_main, &sw.pmds[i], sw.pmds[i].lcore);
-}
+	for (unsigned int i = 0; i < dp->n_pmds; i++) {
+		struct sw_pmd *pmd = &dp->pmds[i];
 
-void
-sw_pmd_stop(void)
-{
-	sw.stop = true;
-	rte_eal_mp_wait_lcore();
-	for (unsigned int i = 0; i < sw.n_pmds; i++) {
-		sw_pmd_sleep_fini(&sw.pmds[i]);
-		rte_free(sw.pmds[i].rxqs);
-		sw.pmds[i].rxqs = NULL;
+		sw_pmd_sleep_fini(pmd);
+		rte_free(pmd->rxqs);
+		pmd->rxqs = NULL;
+		rte_free(pmd->l2);
+		pmd->l2 = NULL;
 	}
-	rte_free(sw.view);
-	sw.view = NULL;
+	rte_free(dp->view);
+	dp->view = NULL;
+	rte_free(dp->rcu);
+	dp->rcu = NULL;
 }

@@ -9,6 +9,40 @@
 #include "hv_log.h"
 #include "sw.h"
 
+/* The ops of each configuration type, registered by the types at load. */
+static const struct sw_port_ops *port_types[SW_PORT__TYPES];
+
+void
+sw_port_type_register(enum sw_port_type t, const struct sw_port_ops *ops)
+{
+	if ((unsigned int)t < SW_PORT__TYPES)
+		port_types[t] = ops;
+}
+
+const struct sw_port_ops *
+sw_port_type_ops(enum sw_port_type t)
+{
+	return (unsigned int)t < SW_PORT__TYPES ? port_types[t] : NULL;
+}
+
+void
+sw_view_publish(void)
+{
+	sw_dp_view_publish(&sw.dp, sw.ports);
+}
+
+void
+sw_pmd_reassign(void)
+{
+	sw_dp_reassign(&sw.dp, sw.ports);
+}
+
+uint64_t
+sw_now_ms(void)
+{
+	return sw_dp_now_ms(&sw.dp);
+}
+
 struct sw_port *
 sw_port_find(const char *name)
 {
@@ -60,28 +94,11 @@ conf_check(struct sw_port_conf *c, char *err, size_t errlen)
 		snprintf(err, errlen, "port %s: pmd must be 0..%u", c->name, sw.n_pmds - 1);
 		return -1;
 	}
-	if (c->type == SW_PORT_VHOST) {
-		if (c->socket[0] == '\0' &&
-		    (size_t)snprintf(c->socket, sizeof(c->socket), "%s/%s.sock", sw.run_dir,
-				     c->name) >= sizeof(c->socket)) {
-			snprintf(err, errlen, "port %s: socket path too long", c->name);
-			return -1;
-		}
-		for (uint16_t i = 0; i < SW_MAX_PORTS; i++) {
-			const struct sw_port *o = sw.ports[i];
-
-			if (o != NULL && o->conf.type == SW_PORT_VHOST &&
-			    strcmp(o->conf.socket, c->socket) == 0) {
-				snprintf(err, errlen, "port %s: socket %s is port %s's", c->name,
-					 c->socket, o->conf.name);
-				return -1;
-			}
-		}
-	} else if (c->devargs[0] == '\0') {
-		snprintf(err, errlen, "port %s: an ethdev port needs devargs", c->name);
+	if (sw_port_type_ops(c->type) == NULL) {
+		snprintf(err, errlen, "port %s: no such port type", c->name);
 		return -1;
 	}
-	return 0;
+	return sw_port_type_ops(c->type)->ctl->conf_check(c, err, errlen);
 }
 
 int
@@ -111,7 +128,7 @@ sw_port_add(const struct sw_port_conf *conf, bool keep_on_error, char *err, size
 	}
 	p->idx = (uint16_t)idx;
 	p->conf = c;
-	p->ops = c.type == SW_PORT_VHOST ? &sw_port_vhost_ops : &sw_port_ethdev_ops;
+	p->ops = sw_port_type_ops(c.type);
 	p->txq_shared = c.queues < sw.n_pmds;
 	for (int q = 0; q < SW_MAX_QUEUES; q++)
 		rte_spinlock_init(&p->txq_lock[q]);
@@ -321,6 +338,6 @@ sw_port_json(const struct sw_port *p, bool details)
 	cJSON_AddNumberToObject(st, "interrupts", (double)irqs);
 	cJSON_AddItemToObject(o, "qps", queues_json(p));
 	if (p->running)
-		p->ops->describe(p, o);
+		p->ops->ctl->describe(p, o);
 	return o;
 }

@@ -2,12 +2,97 @@
 /* vhost-user ports: a guest's virtio-net rings, served by drivers/vhost. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <rte_errno.h>
+#include <rte_malloc.h>
 
-#include "sw.h"
+#include "port_vhost.h"
 
 uint64_t sw_vhost_mem_limit;
+const uint64_t sw_vhost_mem_limit_max = HV_VHOST_MEM_LIMIT_MAX;
+
+/* The switch's queues are the driver's queue pairs. */
+_Static_assert(SW_MAX_QUEUES == HV_VHOST_MAX_QUEUE_PAIRS, "a port's queues are queue pairs");
+
+/* Feature names an operator may offer on a vhost-user port (VERSION_1 always is). */
+static const struct {
+	const char *name;
+	uint64_t bit;
+} feature_names[] = {
+	{"mrg_rxbuf", HV_VHOST_F_MRG_RXBUF},
+	{"indirect_desc", HV_VHOST_F_INDIRECT_DESC},
+	{"event_idx", HV_VHOST_F_EVENT_IDX},
+	{"mq", HV_VHOST_F_MQ},
+	{"csum", HV_VHOST_F_CSUM},
+	{"guest_csum", HV_VHOST_F_GUEST_CSUM},
+	{"host_tso4", HV_VHOST_F_HOST_TSO4},
+	{"host_tso6", HV_VHOST_F_HOST_TSO6},
+	{"guest_tso4", HV_VHOST_F_GUEST_TSO4},
+	{"guest_tso6", HV_VHOST_F_GUEST_TSO6},
+	{"in_order", HV_VHOST_F_IN_ORDER},
+};
+
+/* "mrg_rxbuf,event_idx" -> feature bits; -1 on an unknown name. */
+int
+sw_vhost_features_parse(const char *list, const char *cmd, uint64_t *out, char *err, size_t errlen)
+{
+	char buf[256], *tok, *save = NULL;
+
+	*out = HV_VHOST_F_VERSION_1;
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		for (i = 0; i < RTE_DIM(feature_names); i++)
+			if (strcmp(tok, feature_names[i].name) == 0)
+				break;
+		if (i == RTE_DIM(feature_names)) {
+			snprintf(err, errlen, "%s: unknown feature '%s' (known: mrg_rxbuf, "
+				 "indirect_desc, event_idx, mq, csum, guest_csum, host_tso4, "
+				 "host_tso6, guest_tso4, guest_tso6, in_order)", cmd, tok);
+			return -1;
+		}
+		*out |= feature_names[i].bit;
+	}
+	return 0;
+}
+
+void
+sw_vhost_features_format(uint64_t f, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < RTE_DIM(feature_names) && off < len; i++)
+		if (f & feature_names[i].bit)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "",
+						feature_names[i].name);
+}
+
+/* A default socket in the run dir, and no socket twice. */
+static int
+vhost_conf_check(struct sw_port_conf *c, char *err, size_t errlen)
+{
+	if (c->socket[0] == '\0' &&
+	    (size_t)snprintf(c->socket, sizeof(c->socket), "%s/%s.sock", sw.run_dir, c->name) >=
+		    sizeof(c->socket)) {
+		snprintf(err, errlen, "port %s: socket path too long", c->name);
+		return -1;
+	}
+	for (uint16_t i = 0; i < SW_MAX_PORTS; i++) {
+		const struct sw_port *o = sw.ports[i];
+
+		if (o != NULL && o->conf.type == SW_PORT_VHOST &&
+		    strcmp(o->conf.socket, c->socket) == 0) {
+			snprintf(err, errlen, "port %s: socket %s is port %s's", c->name, c->socket,
+				 o->conf.name);
+			return -1;
+		}
+	}
+	return 0;
+}
 
 static int
 vhost_open(struct sw_port *p, char *err, size_t errlen)
@@ -24,34 +109,45 @@ vhost_open(struct sw_port *p, char *err, size_t errlen)
 		.mem_limit = sw_vhost_mem_limit,
 	};
 
-	p->vhost = hv_vhost_port_create(&c);
-	if (p->vhost == NULL) {
+	struct sw_vhost *v = rte_zmalloc("sw_vhost", sizeof(*v), RTE_CACHE_LINE_SIZE);
+
+	if (v == NULL) {
+		snprintf(err, errlen, "port %s: out of memory", p->conf.name);
+		return -1;
+	}
+	p->priv = v;
+	v->dev = hv_vhost_port_create(&c);
+	if (v->dev == NULL) {
 		snprintf(err, errlen, "port %s: socket %s: %s", p->conf.name, p->conf.socket,
 			 rte_errno == EADDRINUSE ? "in use by another process" :
 						   strerror(rte_errno));
-		return -1;
+		goto fail;
 	}
 	if (sw_rxmod_open(p) != 0) {
 		snprintf(err, errlen, "port %s: out of memory", p->conf.name);
-		hv_vhost_port_destroy(p->vhost);
-		p->vhost = NULL;
-		return -1;
+		hv_vhost_port_destroy(v->dev);
+		goto fail;
 	}
 	return 0;
+fail:
+	rte_free(v);
+	p->priv = NULL;
+	return -1;
 }
 
 static void
 vhost_close(struct sw_port *p)
 {
 	sw_rxmod_close(p);
-	hv_vhost_port_destroy(p->vhost);
-	p->vhost = NULL;
+	hv_vhost_port_destroy(sw_vhost(p)->dev);
+	rte_free(p->priv);
+	p->priv = NULL;
 }
 
 static uint16_t
 vhost_rx(struct sw_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
 {
-	return hv_vhost_rx_burst(p->vhost, q, pkts, n);
+	return hv_vhost_rx_burst(sw_vhost(p)->dev, q, pkts, n);
 }
 
 /*
@@ -61,32 +157,43 @@ vhost_rx(struct sw_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
 static void
 vhost_rx_done(struct sw_port *p, uint16_t q)
 {
-	hv_vhost_rx_done(p->vhost, q);
+	hv_vhost_rx_done(sw_vhost(p)->dev, q);
 }
 
 static uint16_t
 vhost_tx(struct sw_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
 {
-	return hv_vhost_tx_burst(p->vhost, q, pkts, n);
+	return hv_vhost_tx_burst(sw_vhost(p)->dev, q, pkts, n);
 }
 
 static bool
 vhost_link_up(const struct sw_port *p)
 {
-	return p->vhost != NULL && hv_vhost_queue_ready(p->vhost, 0);
+	return p->priv != NULL && hv_vhost_queue_ready(sw_vhost(p)->dev, 0);
 }
 
-/* One vring's counters; the switch's rx is the guest's TX ring (odd vring). */
+/*
+ * A frame received on a vhost-user port may keep its tail in the sending
+ * guest's memory until rx_done (the port borrows).
+ */
+static bool
+vhost_needs_copy(const struct rte_mbuf *m)
+{
+	return hv_vhost_mbuf_borrows(m);
+}
+
+/* One ring's counters; the switch's rx is the guest's TX ring. */
 static cJSON *
-vring_json(const struct sw_port *p, uint16_t v)
+vring_json(const struct sw_port *p, uint16_t qp, enum hv_vhost_dir dir)
 {
 	struct hv_vhost_vring_stats s;
 	cJSON *o;
 
-	if (hv_vhost_vring_stats(p->vhost, v, &s) != 0)
+	if (hv_vhost_vring_stats(sw_vhost(p)->dev, qp, dir, &s) != 0)
 		return NULL;
 	o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "vring", v);
+	/* the virtio ring number, as the guest's driver names it */
+	cJSON_AddNumberToObject(o, "vring", 2 * qp + (dir == HV_VHOST_RX));
 	cJSON_AddNumberToObject(o, "packets", (double)s.packets);
 	cJSON_AddNumberToObject(o, "bytes", (double)s.bytes);
 	cJSON_AddNumberToObject(o, "kicks", (double)s.kicks);
@@ -96,7 +203,7 @@ vring_json(const struct sw_port *p, uint16_t v)
 	cJSON_AddNumberToObject(o, "borrowed", (double)s.borrowed);
 	for (int d = HV_VHOST_DROP__FIRST; d < HV_VHOST_DROP__MAX; d++)
 		cJSON_AddNumberToObject(o, hv_vhost_drop_name(d), (double)s.drops[d]);
-	sw_rxmod_json(p, v, o);
+	sw_rxmod_json(p, qp, dir, o);
 	return o;
 }
 
@@ -105,16 +212,16 @@ vhost_describe(const struct sw_port *p, cJSON *obj)
 {
 	cJSON *qps = cJSON_GetObjectItemCaseSensitive(obj, "qps");
 	struct hv_vhost_mem_stats m;
+	struct hv_vhost_port *dev;
 
-	if (p->vhost == NULL)
+	if (p->priv == NULL)
 		return;
-	cJSON_AddBoolToObject(obj, "connected", hv_vhost_port_connected(p->vhost));
-	cJSON_AddNumberToObject(obj, "connections",
-				(double)hv_vhost_port_connections(p->vhost));
-	cJSON_AddNumberToObject(obj, "negotiated_features",
-				(double)hv_vhost_port_features(p->vhost));
+	dev = sw_vhost(p)->dev;
+	cJSON_AddBoolToObject(obj, "connected", hv_vhost_port_connected(dev));
+	cJSON_AddNumberToObject(obj, "connections", (double)hv_vhost_port_connections(dev));
+	cJSON_AddNumberToObject(obj, "negotiated_features", (double)hv_vhost_port_features(dev));
 	sw_rxmod_port_json(p, obj);
-	if (hv_vhost_mem_stats(p->vhost, &m) == 0) {
+	if (hv_vhost_mem_stats(dev, &m) == 0) {
 		cJSON *o = cJSON_AddObjectToObject(obj, "guest_memory");
 
 		cJSON_AddNumberToObject(o, "limit_bytes", (double)m.limit_bytes);
@@ -131,8 +238,8 @@ vhost_describe(const struct sw_port *p, cJSON *obj)
 
 		if (qp == NULL)
 			break;
-		cJSON_AddItemToObject(qp, "rx", vring_json(p, 2 * q + 1));
-		cJSON_AddItemToObject(qp, "tx", vring_json(p, 2 * q));
+		cJSON_AddItemToObject(qp, "rx", vring_json(p, q, HV_VHOST_RX));
+		cJSON_AddItemToObject(qp, "tx", vring_json(p, q, HV_VHOST_TX));
 	}
 }
 
@@ -140,16 +247,18 @@ static void
 vhost_driver_counters(const struct sw_port *p, uint64_t *drops, uint64_t *irqs)
 {
 	*drops = *irqs = 0;
-	if (p->vhost == NULL)
+	if (p->priv == NULL)
 		return;
-	for (uint16_t v = 0; v < 2 * p->conf.queues; v++) {
-		struct hv_vhost_vring_stats s;
+	for (uint16_t qp = 0; qp < p->conf.queues; qp++) {
+		for (int dir = HV_VHOST_RX; dir <= HV_VHOST_TX; dir++) {
+			struct hv_vhost_vring_stats s;
 
-		if (hv_vhost_vring_stats(p->vhost, v, &s) != 0)
-			continue;
-		*irqs += s.irqs_sent;
-		for (int d = HV_VHOST_DROP__FIRST; d < HV_VHOST_DROP__MAX; d++)
-			*drops += s.drops[d];
+			if (hv_vhost_vring_stats(sw_vhost(p)->dev, qp, dir, &s) != 0)
+				continue;
+			*irqs += s.irqs_sent;
+			for (int d = HV_VHOST_DROP__FIRST; d < HV_VHOST_DROP__MAX; d++)
+				*drops += s.drops[d];
+		}
 	}
 }
 
@@ -157,18 +266,94 @@ vhost_driver_counters(const struct sw_port *p, uint64_t *drops, uint64_t *irqs)
 static uint32_t
 vhost_offload_caps(const struct sw_port *p)
 {
-	return hv_offload_caps_from_virtio(hv_vhost_port_features(p->vhost));
+	return hv_offload_caps_from_virtio(hv_vhost_port_features(sw_vhost(p)->dev));
 }
+
+/* ---- idle sleep: on the guest's kicks of its TX ring ---- */
+
+static bool
+vhost_sleep_ok(const struct sw_port *p, uint16_t q)
+{
+	/* an owed interrupt must go on time */
+	return !sw_rxmod_queue_owed(p, q);
+}
+
+static int
+vhost_sleep_arm(struct sw_port *p, uint16_t q)
+{
+	struct hv_vhost_port *dev = sw_vhost(p)->dev;
+	int fd = hv_vhost_kick_fd(dev, q, HV_VHOST_RX);
+
+	if (fd >= 0 && hv_vhost_vring_notify(dev, q, HV_VHOST_RX, true) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static bool
+vhost_sleep_ready(struct sw_port *p, uint16_t q)
+{
+	return hv_vhost_vring_has_avail(sw_vhost(p)->dev, q, HV_VHOST_RX);
+}
+
+static void
+vhost_sleep_disarm(struct sw_port *p, uint16_t q, int fd)
+{
+	/* never waiting: the frontend shares the fd and may empty it first */
+	uint64_t count = hv_vhost_kick_read(fd);
+
+	if (p == NULL)
+		return;
+	hv_vhost_vring_notify(sw_vhost(p)->dev, q, HV_VHOST_RX, false);
+	if (count > 0)
+		hv_vhost_vring_count_kicks(sw_vhost(p)->dev, q, HV_VHOST_RX, count);
+}
+
+static void
+vhost_sleep_adopt(struct sw_port *p, uint16_t q)
+{
+	hv_vhost_vring_notify(sw_vhost(p)->dev, q, HV_VHOST_RX, false);
+}
+
+/* The driver's control thread, shared by every vhost-user port. */
+static int
+vhost_type_init(void)
+{
+	/* the daemon has no handlers of its own for the driver's signals */
+	return hv_vhost_init(HV_VHOST_INIT_SIGNALS);
+}
+
+static const struct sw_port_ctl_ops vhost_ctl_ops = {
+	.init = vhost_type_init,
+	.fini = hv_vhost_fini,
+	.conf_check = vhost_conf_check,
+	.describe = vhost_describe,
+};
 
 const struct sw_port_ops sw_port_vhost_ops = {
 	.type = "vhost-user",
 	.open = vhost_open,
 	.close = vhost_close,
+	.link_up = vhost_link_up,
+	.driver_counters = vhost_driver_counters,
+	.ctl = &vhost_ctl_ops,
 	.rx = vhost_rx,
 	.rx_done = vhost_rx_done,
 	.tx = vhost_tx,
-	.link_up = vhost_link_up,
-	.describe = vhost_describe,
-	.driver_counters = vhost_driver_counters,
+	.needs_copy = vhost_needs_copy,
 	.offload_caps = vhost_offload_caps,
+	.queue_poll = sw_rxmod_poll_queue,
+	.pmd_enter = sw_rxmod_pmd_enter,
+	.pmd_poll = sw_rxmod_pmd_poll,
+	.sleep_ok = vhost_sleep_ok,
+	.sleep_arm = vhost_sleep_arm,
+	.sleep_ready = vhost_sleep_ready,
+	.sleep_disarm = vhost_sleep_disarm,
+	.sleep_adopt = vhost_sleep_adopt,
 };
+
+RTE_INIT(vhost_type_register)
+{
+	sw_port_type_register(SW_PORT_VHOST, &sw_port_vhost_ops);
+}

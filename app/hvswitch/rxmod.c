@@ -4,12 +4,12 @@
  * vhost-user port, fed by the driver's interrupt hook and driven by the PMD
  * loop (doc/rxmod.rst).
  *
- * Who touches a vring's policy state:
- *  - the guest's TX ring (odd vring, used buffers after our rx burst): the PMD
+ * Who touches a ring's policy state:
+ *  - the guest's TX ring (HV_VHOST_RX, used buffers after our rx burst): the PMD
  *    polling that queue; it also delivers the owed interrupt, right after its
  *    rx burst of the queue on every iteration. A queue that moves to another
  *    PMD moves with its state (the reassignment has a grace period between).
- *  - the guest's RX ring (even vring, our tx burst): the PMDs that transmit on
+ *  - the guest's RX ring (HV_VHOST_TX, our tx burst): the PMDs that transmit on
  *    that queue (PMD id modulo the port's queues; under the port's txq lock
  *    when several share it). The PMD whose burst made the interrupt owed keeps
  *    it on its pending list and delivers it from there, on every iteration,
@@ -27,10 +27,11 @@
 #include <rte_per_lcore.h>
 
 #include "hv_log.h"
-#include "sw.h"
+#include "hv_rxmod.h"
+#include "port_vhost.h"
 
 struct sw_rxmod {
-	struct hv_rxmod_queue q[HV_VHOST_MAX_VRINGS];
+	struct hv_rxmod_queue q[HV_VHOST_MAX_QUEUE_PAIRS][2]; /* by queue pair, direction */
 	/* interrupt rate, sampled by the control thread */
 	uint64_t rate_irqs;   /* callfd writes at the last sample */
 	uint64_t rate_ms;     /* time of the last sample */
@@ -41,7 +42,7 @@ struct sw_rxmod {
 struct pending {
 	struct sw_port *port; /* compared, not dereferenced, until found in the view */
 	uint16_t idx;         /* the port's index in the view */
-	uint16_t vring;
+	uint16_t qp;          /* its guest RX ring (HV_VHOST_TX) owes it */
 };
 
 struct pending_list {
@@ -111,7 +112,7 @@ port_windows(const struct sw_port *p, uint32_t *win)
 /* ---- the driver's interrupt hook (inside a burst, on a PMD) ---- */
 
 static void
-pending_add(struct sw_port *p, uint16_t vring)
+pending_add(struct sw_port *p, uint16_t qp)
 {
 	struct sw_pmd *pmd = RTE_PER_LCORE(cur_pmd);
 	struct pending_list *l;
@@ -120,28 +121,30 @@ pending_add(struct sw_port *p, uint16_t vring)
 		return;
 	l = &pending[pmd->id];
 	/* room for every RX ring of every port: cannot overflow */
-	l->e[l->n++] = (struct pending){.port = p, .idx = p->idx, .vring = vring};
+	l->e[l->n++] = (struct pending){.port = p, .idx = p->idx, .qp = qp};
 }
 
 static void
-irq_hook(void *ctx, struct hv_vhost_port *vp, uint16_t vring, const struct hv_vhost_irq_event *ev)
+irq_hook(void *ctx, struct hv_vhost_port *vp, uint16_t qp, enum hv_vhost_dir dir,
+	 const struct hv_vhost_irq_event *ev)
 {
 	struct sw_port *p = ctx;
-	struct hv_rxmod_queue *q = &p->rxmod->q[vring];
+	struct hv_rxmod_queue *q = &sw_vhost(p)->rxmod->q[qp][dir];
 	bool was_owed = hv_rxmod_owed(q);
 
 	RTE_SET_USED(vp);
 	/* a guest RX ring's interrupt goes on this PMD's list; a TX ring's is polled with its queue */
 	if (hv_rxmod_on_used(q, rte_rdtsc(), ev->entries, ev->ring_size, ev->generation,
 			     ev->wanted) &&
-	    !(vring & 1) && !was_owed)
-		pending_add(p, vring);
+	    dir == HV_VHOST_TX && !was_owed)
+		pending_add(p, qp);
 }
 
 static void
-deliver(struct sw_port *p, uint16_t vring, struct hv_rxmod_queue *q, uint64_t now)
+deliver(struct sw_port *p, uint16_t qp, enum hv_vhost_dir dir, struct hv_rxmod_queue *q,
+	uint64_t now)
 {
-	switch (hv_vhost_irq_signal(p->vhost, vring, hv_rxmod_generation(q))) {
+	switch (hv_vhost_irq_signal(sw_vhost(p)->dev, qp, dir, hv_rxmod_generation(q))) {
 	case HV_VHOST_IRQ_SENT:
 		hv_rxmod_done(q, now, HV_RXMOD_SENT);
 		break;
@@ -166,20 +169,22 @@ sw_rxmod_pmd_enter(struct sw_pmd *pmd)
 void
 sw_rxmod_poll_queue(struct sw_port *p, uint16_t qp)
 {
-	struct hv_rxmod_queue *q = &p->rxmod->q[2 * qp + 1];
+	struct hv_rxmod_queue *q = &sw_vhost(p)->rxmod->q[qp][HV_VHOST_RX];
 	uint64_t now;
 
 	if (!hv_rxmod_owed(q))
 		return;
 	now = rte_rdtsc();
 	if (hv_rxmod_due(q, now))
-		deliver(p, 2 * qp + 1, q, now);
+		deliver(p, qp, HV_VHOST_RX, q, now);
 }
 
 bool
 sw_rxmod_queue_owed(const struct sw_port *p, uint16_t qp)
 {
-	return p->rxmod != NULL && hv_rxmod_owed(&p->rxmod->q[2 * qp + 1]);
+	const struct sw_rxmod *r = sw_vhost(p)->rxmod;
+
+	return r != NULL && hv_rxmod_owed(&r->q[qp][HV_VHOST_RX]);
 }
 
 bool
@@ -203,12 +208,12 @@ sw_rxmod_pmd_poll(struct sw_pmd *pmd, const struct sw_view *view)
 			l->e[i] = l->e[--l->n];
 			continue;
 		}
-		q = &p->rxmod->q[e->vring];
-		lock = p->txq_shared ? &p->txq_lock[e->vring / 2] : NULL;
+		q = &sw_vhost(p)->rxmod->q[e->qp][HV_VHOST_TX];
+		lock = p->txq_shared ? &p->txq_lock[e->qp] : NULL;
 		if (lock != NULL)
 			rte_spinlock_lock(lock);
 		if (hv_rxmod_due(q, now))
-			deliver(p, e->vring, q, now);
+			deliver(p, e->qp, HV_VHOST_TX, q, now);
 		keep = hv_rxmod_owed(q);
 		if (lock != NULL)
 			rte_spinlock_unlock(lock);
@@ -226,52 +231,60 @@ int
 sw_rxmod_open(struct sw_port *p)
 {
 	uint64_t cycles_per_us = (rte_get_tsc_hz() + 999999) / 1000000;
+	struct sw_vhost *v = sw_vhost(p);
 	uint32_t win[SW_MAX_QUEUES];
 
-	p->rxmod = rte_zmalloc("sw_rxmod", sizeof(*p->rxmod), RTE_CACHE_LINE_SIZE);
-	if (p->rxmod == NULL)
+	v->rxmod = rte_zmalloc("sw_rxmod", sizeof(*v->rxmod), RTE_CACHE_LINE_SIZE);
+	if (v->rxmod == NULL)
 		return -1;
 	port_windows(p, win);
-	for (uint16_t v = 0; v < HV_VHOST_MAX_VRINGS; v++)
-		hv_rxmod_init(&p->rxmod->q[v], cycles_per_us, win[(v / 2) % SW_MAX_QUEUES]);
-	hv_vhost_set_irq_hook(p->vhost, irq_hook, p);
+	for (uint16_t qp = 0; qp < HV_VHOST_MAX_QUEUE_PAIRS; qp++)
+		for (int d = HV_VHOST_RX; d <= HV_VHOST_TX; d++)
+			hv_rxmod_init(&v->rxmod->q[qp][d], cycles_per_us, win[qp % SW_MAX_QUEUES]);
+	hv_vhost_set_irq_hook(v->dev, irq_hook, p);
 	return 0;
 }
 
 void
 sw_rxmod_close(struct sw_port *p)
 {
-	if (p->rxmod == NULL)
+	struct sw_vhost *v = sw_vhost(p);
+
+	if (v->rxmod == NULL)
 		return;
-	if (p->vhost != NULL)
-		hv_vhost_set_irq_hook(p->vhost, NULL, NULL);
-	rte_free(p->rxmod);
-	p->rxmod = NULL;
+	if (v->dev != NULL)
+		hv_vhost_set_irq_hook(v->dev, NULL, NULL);
+	rte_free(v->rxmod);
+	v->rxmod = NULL;
 }
 
 void
 sw_rxmod_apply(struct sw_port *p)
 {
 	uint32_t win[SW_MAX_QUEUES];
+	struct sw_rxmod *r;
 
-	if (p->rxmod == NULL)
+	/* other types have no interrupts to moderate */
+	if (p->ops != &sw_port_vhost_ops || !p->running || (r = sw_vhost(p)->rxmod) == NULL)
 		return;
 	port_windows(p, win);
-	for (uint16_t v = 0; v < HV_VHOST_MAX_VRINGS; v++)
-		hv_rxmod_configure(&p->rxmod->q[v], win[(v / 2) % SW_MAX_QUEUES]);
+	for (uint16_t qp = 0; qp < HV_VHOST_MAX_QUEUE_PAIRS; qp++)
+		for (int d = HV_VHOST_RX; d <= HV_VHOST_TX; d++)
+			hv_rxmod_configure(&r->q[qp][d], win[qp % SW_MAX_QUEUES]);
 }
 
 void
-sw_rxmod_json(const struct sw_port *p, uint16_t vring, cJSON *o)
+sw_rxmod_json(const struct sw_port *p, uint16_t qp, enum hv_vhost_dir dir, cJSON *o)
 {
+	const struct sw_rxmod *r = sw_vhost(p)->rxmod;
 	const struct hv_rxmod_queue *q;
 	const struct hv_rxmod_stats *s;
 	char conf[16];
 	cJSON *fpi;
 
-	if (p->rxmod == NULL || o == NULL)
+	if (r == NULL || o == NULL)
 		return;
-	q = &p->rxmod->q[vring];
+	q = &r->q[qp][dir];
 	s = &q->stats;
 	hv_rxmod_format(hv_rxmod_configured(q), conf, sizeof(conf));
 	cJSON_AddStringToObject(o, "rxmod", conf);
@@ -298,11 +311,13 @@ port_irqs(const struct sw_port *p)
 {
 	uint64_t total = 0;
 
-	for (uint16_t v = 0; v < 2 * p->conf.queues; v++) {
-		struct hv_vhost_vring_stats st;
+	for (uint16_t qp = 0; qp < p->conf.queues; qp++) {
+		for (int d = HV_VHOST_RX; d <= HV_VHOST_TX; d++) {
+			struct hv_vhost_vring_stats st;
 
-		if (hv_vhost_vring_stats(p->vhost, v, &st) == 0)
-			total += st.irqs_sent;
+			if (hv_vhost_vring_stats(sw_vhost(p)->dev, qp, d, &st) == 0)
+				total += st.irqs_sent;
+		}
 	}
 	return total;
 }
@@ -315,9 +330,10 @@ sw_rxmod_rates(uint64_t now_ms)
 		struct sw_rxmod *r;
 		uint64_t irqs;
 
-		if (p == NULL || p->rxmod == NULL || p->vhost == NULL)
+		if (p == NULL || p->ops != &sw_port_vhost_ops || !p->running ||
+		    sw_vhost(p)->rxmod == NULL || sw_vhost(p)->dev == NULL)
 			continue;
-		r = p->rxmod;
+		r = sw_vhost(p)->rxmod;
 		irqs = port_irqs(p);
 		if (r->rate_ms != 0 && now_ms > r->rate_ms)
 			r->irqs_ps = (double)(irqs - r->rate_irqs) * 1000.0 /
@@ -330,6 +346,8 @@ sw_rxmod_rates(uint64_t now_ms)
 void
 sw_rxmod_port_json(const struct sw_port *p, cJSON *o)
 {
-	if (p->rxmod != NULL)
-		cJSON_AddNumberToObject(o, "irqs_ps", (double)(uint64_t)p->rxmod->irqs_ps);
+	const struct sw_rxmod *r = sw_vhost(p)->rxmod;
+
+	if (r != NULL)
+		cJSON_AddNumberToObject(o, "irqs_ps", (double)(uint64_t)r->irqs_ps);
 }

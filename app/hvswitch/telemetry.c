@@ -97,7 +97,7 @@ pmd_detail(cJSON **out, const char *param)
 		cJSON_AddNumberToObject(o, "sleeps", (double)d->sleeps);
 		cJSON_AddNumberToObject(o, "wakeups_kick", (double)d->wakeups_kick);
 		cJSON_AddNumberToObject(o, "wakeups_timeout", (double)d->wakeups_timeout);
-		cJSON_AddNumberToObject(o, "slept_us", (double)d->slept_cycles * 1000.0 / sw.tsc_per_ms);
+		cJSON_AddNumberToObject(o, "slept_us", (double)d->slept_cycles * 1000.0 / sw.dp.tsc_per_ms);
 		cJSON_AddNumberToObject(o, "last_wake_tsc",
 					(double)__atomic_load_n(&d->last_wake_tsc, __ATOMIC_RELAXED));
 	}

@@ -32,8 +32,17 @@ extern "C" {
 
 /** Most queue pairs a port may have. */
 #define HV_VHOST_MAX_QUEUE_PAIRS 8
-/** Vrings of a port: vring 2*qp is the guest's RX ring, 2*qp+1 its TX ring. */
+/** Vrings of a port: two per queue pair. */
 #define HV_VHOST_MAX_VRINGS (2 * HV_VHOST_MAX_QUEUE_PAIRS)
+
+/**
+ * One ring of a queue pair, named by the burst that serves it: the API names
+ * a ring by (queue pair, direction), never by a vring index.
+ */
+enum hv_vhost_dir {
+	HV_VHOST_RX, /**< what hv_vhost_rx_burst() reads: the guest's TX ring */
+	HV_VHOST_TX, /**< what hv_vhost_tx_burst() fills: the guest's RX ring */
+};
 /** Longest frame accepted from a guest (a 64 KiB TSO send plus L2 headers). */
 #define HV_VHOST_MAX_PKT_LEN (65535 + 18)
 
@@ -99,7 +108,7 @@ enum hv_vhost_drop {
 /** Counter name of a drop reason ("no_mbuf", ...). */
 const char *hv_vhost_drop_name(enum hv_vhost_drop reason);
 
-/** Counters of one vring. Written by the polling thread, readable anywhere. */
+/** Counters of one ring. Written by the polling thread, readable anywhere. */
 struct hv_vhost_vring_stats {
 	uint64_t packets;      /**< frames moved */
 	uint64_t bytes;        /**< their bytes, net header excluded */
@@ -317,13 +326,13 @@ struct hv_vhost_irq_event {
 };
 
 /**
- * Interrupt hook: called by a burst after it returned buffers to vring
- * @p vring, instead of signalling at once. The hook decides when to call
- * hv_vhost_irq_signal() (interrupt moderation builds on this). It runs inside
- * the burst: it must not call back into the port.
+ * Interrupt hook: called by a burst after it returned buffers to ring
+ * (@p qp, @p dir), instead of signalling at once. The hook decides when to
+ * call hv_vhost_irq_signal() (interrupt moderation builds on this). It runs
+ * inside the burst, on the burst's thread: it must not call back into the port.
  */
-typedef void hv_vhost_irq_hook_t(void *ctx, struct hv_vhost_port *port, uint16_t vring,
-				 const struct hv_vhost_irq_event *ev);
+typedef void hv_vhost_irq_hook_t(void *ctx, struct hv_vhost_port *port, uint16_t qp,
+				 enum hv_vhost_dir dir, const struct hv_vhost_irq_event *ev);
 
 /** Install (or with NULL remove) the interrupt hook of a port. */
 void hv_vhost_set_irq_hook(struct hv_vhost_port *port, hv_vhost_irq_hook_t *hook,
@@ -337,38 +346,40 @@ enum hv_vhost_irq_result {
 };
 
 /**
- * Interrupt the guest for @p vring if it wants one (EVENT_IDX used_event, or
+ * Interrupt the guest for ring (@p qp, @p dir) if it wants one (EVENT_IDX used_event, or
  * NO_INTERRUPT, read after a full fence) and the ring is still of
  * @p generation (from struct hv_vhost_irq_event). Call from a thread that
  * may burst on the ring (not concurrently with a burst on it).
  */
-enum hv_vhost_irq_result hv_vhost_irq_signal(struct hv_vhost_port *port, uint16_t vring,
-					     uint32_t generation);
+enum hv_vhost_irq_result hv_vhost_irq_signal(struct hv_vhost_port *port, uint16_t qp,
+					     enum hv_vhost_dir dir, uint32_t generation);
 
 /* ---- idle polling threads: sleeping on the guest's kicks ---- */
 
 /**
- * Ask the guest to kick when it makes buffers available on @p vring (@p on:
+ * Ask the guest to kick when it makes buffers available on ring (@p qp,
+ * @p dir) (@p on:
  * clear VRING_USED_F_NO_NOTIFY, or with EVENT_IDX set avail_event to the
  * next index), or to stop kicking. While on, the control thread leaves the
  * kick eventfd's count to the caller (read it from hv_vhost_kick_fd(), add it
  * with hv_vhost_vring_count_kicks()). From the polling thread, outside bursts.
- * @return 0, or -EAGAIN when the ring is not running.
+ * @return 0, -EAGAIN when the ring is not running, -EINVAL when out of range.
  */
-int hv_vhost_vring_notify(struct hv_vhost_port *port, uint16_t vring, bool on);
+int hv_vhost_vring_notify(struct hv_vhost_port *port, uint16_t qp, enum hv_vhost_dir dir,
+			  bool on);
 
 /**
- * Whether the guest made buffers available on @p vring that no burst took
+ * Whether the guest made buffers available on ring (@p qp, @p dir) that no burst took
  * yet, read after a full fence: after hv_vhost_vring_notify(on) this closes
  * the race with a guest that looked at the flag before we changed it.
  */
-bool hv_vhost_vring_has_avail(struct hv_vhost_port *port, uint16_t vring);
+bool hv_vhost_vring_has_avail(struct hv_vhost_port *port, uint16_t qp, enum hv_vhost_dir dir);
 
 /**
- * A duplicate of @p vring's kick eventfd (the caller closes it; it stays
- * valid whatever the frontend does), or -1 if the ring has none.
+ * A duplicate of the kick eventfd of ring (@p qp, @p dir) (the caller closes
+ * it; it stays valid whatever the frontend does), or -1 if the ring has none.
  */
-int hv_vhost_kick_fd(struct hv_vhost_port *port, uint16_t vring);
+int hv_vhost_kick_fd(struct hv_vhost_port *port, uint16_t qp, enum hv_vhost_dir dir);
 
 /**
  * Read a kick eventfd's count without ever blocking, whatever mode the
@@ -377,8 +388,9 @@ int hv_vhost_kick_fd(struct hv_vhost_port *port, uint16_t vring);
  */
 uint64_t hv_vhost_kick_read(int fd);
 
-/** Add @p n kicks read from a hv_vhost_kick_fd() to the ring's counter. */
-void hv_vhost_vring_count_kicks(struct hv_vhost_port *port, uint16_t vring, uint64_t n);
+/** Add @p n kicks read from a hv_vhost_kick_fd() to the counter of ring (@p qp, @p dir). */
+void hv_vhost_vring_count_kicks(struct hv_vhost_port *port, uint16_t qp, enum hv_vhost_dir dir,
+				uint64_t n);
 
 /** Whether a frontend is connected. */
 bool hv_vhost_port_connected(const struct hv_vhost_port *port);
@@ -393,10 +405,11 @@ uint64_t hv_vhost_port_features(const struct hv_vhost_port *port);
 uint64_t hv_vhost_port_connections(const struct hv_vhost_port *port);
 
 /**
- * Snapshot of one vring's counters (they survive reconnections).
- * @return 0, or -EINVAL for a vring out of range.
+ * Snapshot of the counters of ring (@p qp, @p dir) (they survive
+ * reconnections). Any thread.
+ * @return 0, or -EINVAL for a queue pair or direction out of range.
  */
-int hv_vhost_vring_stats(const struct hv_vhost_port *port, uint16_t vring,
+int hv_vhost_vring_stats(const struct hv_vhost_port *port, uint16_t qp, enum hv_vhost_dir dir,
 			 struct hv_vhost_vring_stats *out);
 
 /**

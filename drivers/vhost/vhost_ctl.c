@@ -712,16 +712,17 @@ hv_vhost_set_irq_hook(struct hv_vhost_port *port, hv_vhost_irq_hook_t *hook, voi
 }
 
 int
-hv_vhost_kick_fd(struct hv_vhost_port *port, uint16_t vring)
+hv_vhost_kick_fd(struct hv_vhost_port *port, uint16_t qp, enum hv_vhost_dir dir)
 {
+	struct hv_vring *vr = vring_qp(port, qp, dir);
 	int fd = -1;
 
-	if (vring >= 2u * port->queue_pairs)
+	if (vr == NULL)
 		return -1;
 	/* under the lock: the control thread replaces and closes kick fds */
 	pthread_mutex_lock(&ctl.lock);
-	if (port->vr[vring].kickfd >= 0)
-		fd = fcntl(port->vr[vring].kickfd, F_DUPFD_CLOEXEC, 0);
+	if (vr->kickfd >= 0)
+		fd = fcntl(vr->kickfd, F_DUPFD_CLOEXEC, 0);
 	pthread_mutex_unlock(&ctl.lock);
 	return fd;
 }
@@ -754,16 +755,16 @@ hv_vhost_port_connections(const struct hv_vhost_port *port)
 }
 
 int
-hv_vhost_vring_stats(const struct hv_vhost_port *port, uint16_t vring,
+hv_vhost_vring_stats(const struct hv_vhost_port *port, uint16_t qp, enum hv_vhost_dir dir,
 		     struct hv_vhost_vring_stats *out)
 {
-	const struct hv_vring *vr;
+	/* vring_qp() only reads the port */
+	const struct hv_vring *vr = vring_qp((struct hv_vhost_port *)(uintptr_t)port, qp, dir);
 	const uint64_t *src;
 	uint64_t *dst;
 
-	if (vring >= 2u * port->queue_pairs)
+	if (vr == NULL)
 		return -EINVAL;
-	vr = &port->vr[vring];
 	/* word by word: each counter has one writer, and 64-bit loads do not tear */
 	src = (const uint64_t *)&vr->stats;
 	dst = (uint64_t *)out;

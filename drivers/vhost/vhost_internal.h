@@ -197,6 +197,19 @@ void vring_heavy_fence(void);
  * already, and entering and leaving again (an interrupt, a kick toggle)
  * must not clear busy: the control thread could unmap what is borrowed.
  */
+/*
+ * The vring of queue pair @qp in direction @dir (vring 2*qp is the guest's RX
+ * ring, 2*qp+1 its TX ring), or NULL when either is out of range: the one
+ * place the public (queue pair, direction) becomes a vring index.
+ */
+static inline struct hv_vring *
+vring_qp(struct hv_vhost_port *port, uint16_t qp, enum hv_vhost_dir dir)
+{
+	if (qp >= port->queue_pairs || (dir != HV_VHOST_RX && dir != HV_VHOST_TX))
+		return NULL;
+	return &port->vr[2 * qp + (dir == HV_VHOST_RX)];
+}
+
 static inline bool
 vring_enter(struct hv_vring *vr)
 {

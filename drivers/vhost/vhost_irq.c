@@ -120,22 +120,22 @@ vring_used_done(struct hv_vhost_port *port, struct hv_vring *vr, uint16_t entrie
 			.wanted = guest_wants_irq_for(port, vr, entries),
 		};
 
-		port->irq_hook(port->irq_ctx, port, (uint16_t)(vr - port->vr), &ev);
+		uint16_t v = (uint16_t)(vr - port->vr);
+
+		port->irq_hook(port->irq_ctx, port, v / 2, (v & 1) ? HV_VHOST_RX : HV_VHOST_TX, &ev);
 	} else {
 		vring_signal(port, vr);
 	}
 }
 
 enum hv_vhost_irq_result
-hv_vhost_irq_signal(struct hv_vhost_port *port, uint16_t vring, uint32_t generation)
+hv_vhost_irq_signal(struct hv_vhost_port *port, uint16_t qp, enum hv_vhost_dir dir,
+		    uint32_t generation)
 {
 	enum hv_vhost_irq_result res = HV_VHOST_IRQ_GONE;
-	struct hv_vring *vr;
+	struct hv_vring *vr = vring_qp(port, qp, dir);
 
-	if (vring >= 2u * port->queue_pairs)
-		return HV_VHOST_IRQ_GONE;
-	vr = &port->vr[vring];
-	if (!vring_enter(vr))
+	if (vr == NULL || !vring_enter(vr))
 		return HV_VHOST_IRQ_GONE;
 	/* a pause in between bumped it: the ring the interrupt was owed to is gone */
 	if (__atomic_load_n(&vr->generation, __ATOMIC_ACQUIRE) == generation)

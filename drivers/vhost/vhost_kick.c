@@ -16,13 +16,12 @@ avail_event(struct hv_vring *vr)
 }
 
 int
-hv_vhost_vring_notify(struct hv_vhost_port *port, uint16_t vring, bool on)
+hv_vhost_vring_notify(struct hv_vhost_port *port, uint16_t qp, enum hv_vhost_dir dir, bool on)
 {
-	struct hv_vring *vr;
+	struct hv_vring *vr = vring_qp(port, qp, dir);
 
-	if (vring >= 2u * port->queue_pairs)
+	if (vr == NULL)
 		return -EINVAL;
-	vr = &port->vr[vring];
 	if (!vring_enter(vr))
 		return -EAGAIN;
 	if (on)
@@ -40,15 +39,12 @@ hv_vhost_vring_notify(struct hv_vhost_port *port, uint16_t vring, bool on)
 }
 
 bool
-hv_vhost_vring_has_avail(struct hv_vhost_port *port, uint16_t vring)
+hv_vhost_vring_has_avail(struct hv_vhost_port *port, uint16_t qp, enum hv_vhost_dir dir)
 {
-	struct hv_vring *vr;
+	struct hv_vring *vr = vring_qp(port, qp, dir);
 	bool has;
 
-	if (vring >= 2u * port->queue_pairs)
-		return false;
-	vr = &port->vr[vring];
-	if (!vring_enter(vr))
+	if (vr == NULL || !vring_enter(vr))
 		return false;
 	/* our flag store before the guest's index load: store-load needs a full fence */
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -58,8 +54,11 @@ hv_vhost_vring_has_avail(struct hv_vhost_port *port, uint16_t vring)
 }
 
 void
-hv_vhost_vring_count_kicks(struct hv_vhost_port *port, uint16_t vring, uint64_t n)
+hv_vhost_vring_count_kicks(struct hv_vhost_port *port, uint16_t qp, enum hv_vhost_dir dir,
+			   uint64_t n)
 {
-	if (vring < 2u * port->queue_pairs)
-		__atomic_fetch_add(&port->vr[vring].kicks, n, __ATOMIC_RELAXED);
+	struct hv_vring *vr = vring_qp(port, qp, dir);
+
+	if (vr != NULL)
+		__atomic_fetch_add(&vr->kicks, n, __ATOMIC_RELAXED);
 }

@@ -26,7 +26,7 @@ void teardown(void);
 /* The bystander still gets frames through its own port. */
 void assert_bystander_ok(void);
 /* Counters of the raw frontend's port, ring @vring. */
-struct hv_vhost_vring_stats stats(uint16_t vring);
+struct hv_vhost_vring_stats stats(enum hv_vhost_dir dir);
 /* Poll the raw frontend's TX ring a few times; returns frames received. */
 unsigned int poll_tx(void);
 /* Negotiate VERSION_1, mergeable buffers and indirect descriptors; both rings ready. */

@@ -24,8 +24,8 @@ assert_tx_breaks(uint64_t addr, uint32_t len, uint16_t flags, enum hv_vhost_drop
 	raw_fe_frame(&fe, RAW_DATA_OFF, HDR, 100);
 	raw_fe_post(&fe, 1, 0, 1, &addr, &len, &flags);
 	ck_assert_uint_eq(poll_tx(), 0);
-	ck_assert_uint_eq(stats(1).drops[why], 1);
-	ck_assert_uint_eq(stats(1).stops, 1);
+	ck_assert_uint_eq(stats(HV_VHOST_RX).drops[why], 1);
+	ck_assert_uint_eq(stats(HV_VHOST_RX).stops, 1);
 	ck_assert(!hv_vhost_queue_ready(bad, 0));
 	assert_bystander_ok();
 }
@@ -48,8 +48,8 @@ START_TEST(good_frame_passes)
 	post_tx_frame(0);
 	ck_assert_uint_eq(poll_tx(), 1);
 	ck_assert_uint_eq(fe.used[1]->idx, 1);
-	ck_assert_uint_eq(stats(1).packets, 1);
-	ck_assert_uint_eq(stats(1).bytes, 100);
+	ck_assert_uint_eq(stats(HV_VHOST_RX).packets, 1);
+	ck_assert_uint_eq(stats(HV_VHOST_RX).bytes, 100);
 }
 END_TEST
 
@@ -58,8 +58,8 @@ START_TEST(avail_index_jump)
 	setup_rings();
 	__atomic_store_n(&fe.avail[1]->idx, 1000, __ATOMIC_RELEASE);
 	ck_assert_uint_eq(poll_tx(), 0);
-	ck_assert_uint_eq(stats(1).drops[HV_VHOST_DROP_BAD_AVAIL_IDX], 1);
-	ck_assert_uint_eq(stats(1).stops, 1);
+	ck_assert_uint_eq(stats(HV_VHOST_RX).drops[HV_VHOST_DROP_BAD_AVAIL_IDX], 1);
+	ck_assert_uint_eq(stats(HV_VHOST_RX).stops, 1);
 	assert_bystander_ok();
 	/* the frontend resets the ring: it runs again */
 	ck_assert_int_eq(raw_fe_reset_ring(&fe, 1), 0);
@@ -82,7 +82,7 @@ START_TEST(head_out_of_range)
 	fe.avail[1]->ring[0] = RAW_RING_SIZE + 3;
 	__atomic_store_n(&fe.avail[1]->idx, 1, __ATOMIC_RELEASE);
 	ck_assert_uint_eq(poll_tx(), 0);
-	ck_assert_uint_eq(stats(1).drops[HV_VHOST_DROP_BAD_DESC_INDEX], 1);
+	ck_assert_uint_eq(stats(HV_VHOST_RX).drops[HV_VHOST_DROP_BAD_DESC_INDEX], 1);
 	assert_bystander_ok();
 }
 END_TEST
@@ -96,7 +96,7 @@ START_TEST(chain_loop)
 	fe.avail[1]->ring[0] = 0;
 	__atomic_store_n(&fe.avail[1]->idx, 1, __ATOMIC_RELEASE);
 	ck_assert_uint_eq(poll_tx(), 0);
-	ck_assert_uint_eq(stats(1).drops[HV_VHOST_DROP_BAD_CHAIN], 1);
+	ck_assert_uint_eq(stats(HV_VHOST_RX).drops[HV_VHOST_DROP_BAD_CHAIN], 1);
 	assert_bystander_ok();
 }
 END_TEST
@@ -109,8 +109,8 @@ START_TEST(chain_loop_with_data)
 	fe.avail[1]->ring[0] = 0;
 	__atomic_store_n(&fe.avail[1]->idx, 1, __ATOMIC_RELEASE);
 	ck_assert_uint_eq(poll_tx(), 0);
-	ck_assert_uint_eq(stats(1).drops[HV_VHOST_DROP_TOO_MANY_SEGS], 1);
-	ck_assert_uint_eq(stats(1).stops, 1);
+	ck_assert_uint_eq(stats(HV_VHOST_RX).drops[HV_VHOST_DROP_TOO_MANY_SEGS], 1);
+	ck_assert_uint_eq(stats(HV_VHOST_RX).stops, 1);
 	assert_bystander_ok();
 }
 END_TEST
@@ -122,7 +122,7 @@ START_TEST(next_out_of_range)
 	fe.avail[1]->ring[0] = 0;
 	__atomic_store_n(&fe.avail[1]->idx, 1, __ATOMIC_RELEASE);
 	ck_assert_uint_eq(poll_tx(), 0);
-	ck_assert_uint_eq(stats(1).drops[HV_VHOST_DROP_BAD_DESC_INDEX], 1);
+	ck_assert_uint_eq(stats(HV_VHOST_RX).drops[HV_VHOST_DROP_BAD_DESC_INDEX], 1);
 	assert_bystander_ok();
 }
 END_TEST
@@ -186,7 +186,7 @@ START_TEST(indirect_good)
 	tab[1] = (struct vring_desc){raw_gpa(RAW_DATA_OFF + 50), HDR + 300 - 50, 0, 0};
 	raw_fe_post(&fe, 1, 0, 1, &addr, &len, &flags);
 	ck_assert_uint_eq(poll_tx(), 1);
-	ck_assert_uint_eq(stats(1).bytes, 300);
+	ck_assert_uint_eq(stats(HV_VHOST_RX).bytes, 300);
 }
 END_TEST
 
@@ -204,8 +204,8 @@ START_TEST(offload_not_agreed)
 	raw_fe_post(&fe, 1, 0, 1, &addr[0], &len[0], &flags[0]);
 	raw_fe_post(&fe, 1, 1, 1, &addr[1], &len[1], &flags[1]);
 	ck_assert_uint_eq(poll_tx(), 1);
-	ck_assert_uint_eq(stats(1).drops[HV_VHOST_DROP_BAD_HEADER], 1);
-	ck_assert_uint_eq(stats(1).stops, 0);
+	ck_assert_uint_eq(stats(HV_VHOST_RX).drops[HV_VHOST_DROP_BAD_HEADER], 1);
+	ck_assert_uint_eq(stats(HV_VHOST_RX).stops, 0);
 	ck_assert_uint_eq(fe.used[1]->idx, 2); /* both buffers went back to the guest */
 }
 END_TEST
@@ -229,7 +229,7 @@ tx_burst_of_three(uint64_t features)
 		raw_fe_post(&fe, 1, i, 1, &addr, &len, &flags);
 	}
 	ck_assert_uint_eq(poll_tx(), 2);
-	ck_assert_uint_eq(stats(1).drops[HV_VHOST_DROP_TOO_SHORT], 1);
+	ck_assert_uint_eq(stats(HV_VHOST_RX).drops[HV_VHOST_DROP_TOO_SHORT], 1);
 	/* every chain, the dropped one too, went back to the guest */
 	ck_assert_uint_eq(fe.used[1]->idx, 3);
 	return fe.used[1];
@@ -298,14 +298,14 @@ START_TEST(borrow_held_until_done)
 	ck_assert_uint_gt(assert_frame_is(m, LONG_FRAME), LONG_FRAME / 2);
 	/* the first segment is always ours: the headers the switch reads */
 	ck_assert(RTE_MBUF_DIRECT(m));
-	ck_assert_uint_eq(stats(1).borrowed, 1);
+	ck_assert_uint_eq(stats(HV_VHOST_RX).borrowed, 1);
 	/* the guest may not reuse the buffer yet, nor may the ring be stopped */
 	ck_assert_uint_eq(fe.used[1]->idx, 0);
 	ck_assert_int_eq(raw_fe_send(&fe, VHOST_USER_GET_VRING_BASE, VHOST_USER_VERSION, &st,
 				     sizeof(st), NULL, 0),
 			 0);
 	/* not even after an interrupt entered and left the ring in between */
-	hv_vhost_irq_signal(bad, 1, 0);
+	hv_vhost_irq_signal(bad, 0, HV_VHOST_RX, 0);
 	ck_assert_int_eq(raw_fe_recv(&fe, &reply, 200), -1);
 	/*
 	 * A clone still points into the guest, also once the original is freed
@@ -408,7 +408,7 @@ START_TEST(borrow_not_past_headers)
 	ck_assert_uint_eq(assert_frame_is(m, LONG_FRAME), 0);
 	/* nothing borrowed: the buffer went back within the burst */
 	ck_assert_uint_eq(fe.used[1]->idx, 1);
-	ck_assert_uint_eq(stats(1).borrowed, 0);
+	ck_assert_uint_eq(stats(HV_VHOST_RX).borrowed, 0);
 	rte_pktmbuf_free(m);
 	hv_vhost_rx_done(bad, 0);
 }
@@ -447,7 +447,7 @@ assert_tx_one_piece(uint32_t len, uint16_t segs)
 	rte_pktmbuf_free(m);
 	hv_vhost_rx_done(bad, 0);
 	ck_assert_uint_eq(fe.used[1]->idx, 1);
-	ck_assert_uint_eq(stats(1).bytes, len);
+	ck_assert_uint_eq(stats(HV_VHOST_RX).bytes, len);
 }
 
 START_TEST(tx_frame_fills_mbuf)
@@ -472,7 +472,7 @@ START_TEST(too_short)
 	setup_rings();
 	raw_fe_post(&fe, 1, 0, 1, &addr, &len, &flags);
 	ck_assert_uint_eq(poll_tx(), 0);
-	ck_assert_uint_eq(stats(1).drops[HV_VHOST_DROP_TOO_SHORT], 1);
+	ck_assert_uint_eq(stats(HV_VHOST_RX).drops[HV_VHOST_DROP_TOO_SHORT], 1);
 	ck_assert(hv_vhost_queue_ready(bad, 0));
 }
 END_TEST
@@ -488,8 +488,8 @@ START_TEST(readonly_rx_buffer)
 	raw_fe_post(&fe, 0, 0, 1, &addr, &len, &flags);
 	m = peer_frame(peer_switch_pool(), 100, 1, 1);
 	ck_assert_uint_eq(hv_vhost_tx_burst(bad, 0, &m, 1), 0);
-	ck_assert_uint_eq(stats(0).drops[HV_VHOST_DROP_BAD_DIRECTION], 1);
-	ck_assert_uint_eq(stats(0).stops, 1);
+	ck_assert_uint_eq(stats(HV_VHOST_TX).drops[HV_VHOST_DROP_BAD_DIRECTION], 1);
+	ck_assert_uint_eq(stats(HV_VHOST_TX).stops, 1);
 	assert_bystander_ok();
 }
 END_TEST
@@ -601,7 +601,7 @@ START_TEST(mem_shrunk_under_us)
 	post_tx_frame(0);
 	ck_assert_int_eq(ftruncate(fe.memfd, 0), 0);
 	ck_assert_uint_eq(poll_tx(), 0);
-	ck_assert_uint_eq(stats(1).packets, 0);
+	ck_assert_uint_eq(stats(HV_VHOST_RX).packets, 0);
 	assert_disconnected_then_usable();
 	/* and the new frontend's frames pass */
 	post_tx_frame(0);

@@ -55,8 +55,8 @@ START_TEST(irq_no_interrupt_flag)
 	deliver_one(1);
 	deliver_one(2);
 	ck_assert_uint_eq(calls(0), 0);
-	ck_assert_uint_eq(stats(0).irqs_sent, 1);
-	ck_assert_uint_eq(stats(0).irqs_suppressed, 2);
+	ck_assert_uint_eq(stats(HV_VHOST_TX).irqs_sent, 1);
+	ck_assert_uint_eq(stats(HV_VHOST_TX).irqs_suppressed, 2);
 	fe.avail[0]->flags = 0;
 	deliver_one(3);
 	ck_assert_uint_eq(calls(0), 1);
@@ -83,8 +83,8 @@ START_TEST(irq_event_idx)
 	ck_assert_uint_eq(calls(0), 1);
 	deliver_one(4);
 	ck_assert_uint_eq(calls(0), 0);
-	ck_assert_uint_eq(stats(0).irqs_sent, 2);
-	ck_assert_uint_eq(stats(0).irqs_suppressed, 3);
+	ck_assert_uint_eq(stats(HV_VHOST_TX).irqs_sent, 2);
+	ck_assert_uint_eq(stats(HV_VHOST_TX).irqs_suppressed, 3);
 	/* re-armed for the very next entry */
 	*used_event = 5;
 	deliver_one(5);
@@ -101,10 +101,10 @@ START_TEST(kicks_counted)
 		ck_assert_int_eq(write(fe.kick[1], &one, sizeof(one)), (int)sizeof(one));
 	/* the control thread drains kick eventfds about every 100 ms */
 	end = peer_now_ms() + TIMEOUT_MS;
-	while (stats(1).kicks < 3 && peer_now_ms() < end)
+	while (stats(HV_VHOST_RX).kicks < 3 && peer_now_ms() < end)
 		usleep(10 * 1000);
-	ck_assert_uint_eq(stats(1).kicks, 3);
-	ck_assert_uint_eq(stats(0).kicks, 0);
+	ck_assert_uint_eq(stats(HV_VHOST_RX).kicks, 3);
+	ck_assert_uint_eq(stats(HV_VHOST_TX).kicks, 0);
 }
 END_TEST
 
@@ -233,9 +233,9 @@ START_TEST(irq_call_blocked_write_cut_short)
 	deliver_one(0); /* blocks in the callfd write until the control thread's tick */
 	guard_stop(&g);
 	ck_assert_uint_lt(peer_now_ms() - t0, TIMEOUT_MS);
-	ck_assert_uint_eq(stats(0).drops[HV_VHOST_DROP_CALL_BLOCKED], 1);
-	ck_assert_uint_eq(stats(0).stops, 1);
-	ck_assert_uint_eq(stats(0).irqs_sent, 0);
+	ck_assert_uint_eq(stats(HV_VHOST_TX).drops[HV_VHOST_DROP_CALL_BLOCKED], 1);
+	ck_assert_uint_eq(stats(HV_VHOST_TX).stops, 1);
+	ck_assert_uint_eq(stats(HV_VHOST_TX).irqs_sent, 0);
 	ck_assert(!hv_vhost_queue_ready(bad, 0));
 	assert_bystander_ok();
 	assert_blocker_dropped();
@@ -286,7 +286,7 @@ START_TEST(irq_call_blocked_while_other_ring_paused)
 	ck_assert_uint_eq(reply.hdr.request, VHOST_USER_GET_VRING_BASE);
 	ck_assert_int_eq(pthread_join(t, NULL), 0);
 	guard_stop(&g);
-	ck_assert_uint_eq(stats(0).drops[HV_VHOST_DROP_CALL_BLOCKED], 1);
+	ck_assert_uint_eq(stats(HV_VHOST_TX).drops[HV_VHOST_DROP_CALL_BLOCKED], 1);
 	assert_blocker_dropped();
 }
 END_TEST
@@ -302,8 +302,8 @@ START_TEST(irq_call_full)
 	guard_start(&g, "callfd write");
 	deliver_one(0);
 	guard_stop(&g);
-	ck_assert_uint_eq(stats(0).drops[HV_VHOST_DROP_CALL_BLOCKED], 1);
-	ck_assert_uint_eq(stats(0).irqs_sent, 0);
+	ck_assert_uint_eq(stats(HV_VHOST_TX).drops[HV_VHOST_DROP_CALL_BLOCKED], 1);
+	ck_assert_uint_eq(stats(HV_VHOST_TX).irqs_sent, 0);
 	ck_assert(!hv_vhost_queue_ready(bad, 0));
 	assert_bystander_ok();
 	assert_blocker_dropped();

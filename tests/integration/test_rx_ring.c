@@ -138,7 +138,7 @@ START_TEST(rx_header_and_used_right_whatever_was_there)
 	/* a header that says one buffer, for a frame that takes two */
 	rx_preset(RAW_DATA_OFF, right, slot, slot, HDR + 2000);
 	rx_expect(slot, RAW_DATA_OFF, &two, HDR, 6);
-	ck_assert_uint_eq(stats(0).packets, 6);
+	ck_assert_uint_eq(stats(HV_VHOST_TX).packets, 6);
 }
 END_TEST
 
@@ -158,11 +158,11 @@ START_TEST(rx_after_frame_out_of_buffers)
 	rx_preset(RAW_DATA_OFF, garbage, 0, 0xffff, UINT32_MAX);
 	rx_post(0, RAW_DATA_OFF, &two, 0, 1);
 	ck_assert_uint_eq(hv_vhost_tx_burst(bad, 0, &m, 1), 0);
-	ck_assert_uint_eq(stats(0).drops[HV_VHOST_DROP_NO_BUFFER], 1);
+	ck_assert_uint_eq(stats(HV_VHOST_TX).drops[HV_VHOST_DROP_NO_BUFFER], 1);
 	ck_assert_uint_eq(fe.used[0]->idx, 0);
 	rx_post(0, RAW_DATA_OFF, &two, 1, 2);
 	rx_deliver_expect(0, RAW_DATA_OFF, &two, HDR, 8);
-	ck_assert_uint_eq(stats(0).packets, 1);
+	ck_assert_uint_eq(stats(HV_VHOST_TX).packets, 1);
 }
 END_TEST
 
@@ -202,7 +202,7 @@ START_TEST(rx_header_of_12_bytes_without_mrg)
 	/* the same header again: left as it is, still right */
 	rx_expect(1, base, &small, HDR, 2);
 	ck_assert_uint_eq(fe.mem[base + 10], 1);
-	ck_assert_uint_eq(stats(0).packets, 2);
+	ck_assert_uint_eq(stats(HV_VHOST_TX).packets, 2);
 }
 END_TEST
 
@@ -269,13 +269,13 @@ short_frame_there(unsigned int i)
 
 /* Right after the used index is published: every frame it covers must be there. */
 static void
-short_on_publish(void *ctx, struct hv_vhost_port *port, uint16_t vring,
+short_on_publish(void *ctx, struct hv_vhost_port *port, uint16_t qp, enum hv_vhost_dir dir,
 		 const struct hv_vhost_irq_event *ev)
 {
 	RTE_SET_USED(ctx);
 	RTE_SET_USED(port);
 	RTE_SET_USED(ev);
-	if (vring != 0)
+	if (qp != 0 || dir != HV_VHOST_TX)
 		return;
 	for (unsigned int i = 0; i < fe.used[0]->idx; i++)
 		short_published_bad += !short_frame_there(i);
@@ -308,7 +308,7 @@ short_burst(unsigned int nbufs)
 	ck_assert_uint_eq(short_published_bad, 0);
 	for (unsigned int i = 0; i < got; i++)
 		ck_assert_msg(short_frame_there(i), "frame %u", i);
-	ck_assert_uint_eq(stats(0).drops[HV_VHOST_DROP_NO_BUFFER], SHORT_N - got);
+	ck_assert_uint_eq(stats(HV_VHOST_TX).drops[HV_VHOST_DROP_NO_BUFFER], SHORT_N - got);
 }
 
 START_TEST(rx_burst_of_short_copies_byte_exact)

@@ -98,8 +98,8 @@ check_sizes(uint64_t features, const char *vu_args, bool big_without_mrg_ok)
 				struct hv_vhost_vring_stats r, t;
 				struct rte_eth_stats es;
 
-				hv_vhost_vring_stats(p.port, 0, &r);
-				hv_vhost_vring_stats(p.port, 1, &t);
+				hv_vhost_vring_stats(p.port, 0, HV_VHOST_TX, &r);
+				hv_vhost_vring_stats(p.port, 0, HV_VHOST_RX, &t);
 				rte_eth_stats_get(p.eth, &es);
 				ck_abort_msg("%u-byte frames in %u segments: %u of 8 came back "
 					     "(to guest %" PRIu64 " no_buffer %" PRIu64
@@ -179,7 +179,7 @@ START_TEST(too_long_counted)
 	m = peer_frame(peer_switch_pool(), 12000, 7, 6);
 	ck_assert_ptr_nonnull(m);
 	ck_assert_uint_eq(hv_vhost_tx_burst(p.port, 0, &m, 1), 0);
-	ck_assert_int_eq(hv_vhost_vring_stats(p.port, 0, &st), 0);
+	ck_assert_int_eq(hv_vhost_vring_stats(p.port, 0, HV_VHOST_TX, &st), 0);
 	ck_assert_uint_eq(st.drops[HV_VHOST_DROP_TOO_LONG], 1);
 	/* and the ring still works */
 	end = peer_now_ms() + TIMEOUT_MS;
@@ -346,22 +346,24 @@ END_TEST
 
 static struct {
 	unsigned int calls;
-	uint16_t vring;
+	uint16_t qp;
+	enum hv_vhost_dir dir;
 	struct hv_vhost_irq_event ev;
 } hooked;
 
 static void
-record_hook(void *ctx, struct hv_vhost_port *port, uint16_t vring,
+record_hook(void *ctx, struct hv_vhost_port *port, uint16_t qp, enum hv_vhost_dir dir,
 	    const struct hv_vhost_irq_event *ev)
 {
 	RTE_SET_USED(ctx);
 	RTE_SET_USED(port);
 	hooked.calls++;
-	hooked.vring = vring;
+	hooked.qp = qp;
+	hooked.dir = dir;
 	hooked.ev = *ev;
 }
 
-/* Put @n frames into the guest's RX ring (vring 0) and return the hook's event. */
+/* Put @n frames into the guest's RX ring (queue pair 0, HV_VHOST_TX) and return the hook's event. */
 static struct hv_vhost_irq_event
 deliver_frames(struct peer *p, unsigned int n)
 {
@@ -372,7 +374,8 @@ deliver_frames(struct peer *p, unsigned int n)
 	hooked.calls = 0;
 	ck_assert_uint_eq(hv_vhost_tx_burst(p->port, 0, tx, (uint16_t)n), n);
 	ck_assert_uint_eq(hooked.calls, 1);
-	ck_assert_uint_eq(hooked.vring, 0);
+	ck_assert_uint_eq(hooked.qp, 0);
+	ck_assert_int_eq(hooked.dir, HV_VHOST_TX);
 	return hooked.ev;
 }
 
@@ -381,7 +384,7 @@ irq_decisions(struct peer *p)
 {
 	struct hv_vhost_vring_stats st;
 
-	hv_vhost_vring_stats(p->port, 0, &st);
+	hv_vhost_vring_stats(p->port, 0, HV_VHOST_TX, &st);
 	return st.irqs_sent + st.irqs_suppressed;
 }
 
@@ -460,10 +463,10 @@ START_TEST(irq_hook_and_generation)
 	ck_assert_uint_eq(ev.ring_size, 256);
 	ck_assert_uint_eq(irq_decisions(&p), 0); /* the hook holds it */
 	/* delivered under its generation: sent, or declined by the guest's flags */
-	ck_assert_int_ne(hv_vhost_irq_signal(p.port, 0, ev.generation), HV_VHOST_IRQ_GONE);
+	ck_assert_int_ne(hv_vhost_irq_signal(p.port, 0, HV_VHOST_TX, ev.generation), HV_VHOST_IRQ_GONE);
 	ck_assert_uint_eq(irq_decisions(&p), 1);
 	/* another generation: not delivered, not counted */
-	ck_assert_int_eq(hv_vhost_irq_signal(p.port, 0, ev.generation + 1), HV_VHOST_IRQ_GONE);
+	ck_assert_int_eq(hv_vhost_irq_signal(p.port, 0, HV_VHOST_TX, ev.generation + 1), HV_VHOST_IRQ_GONE);
 	ck_assert_uint_eq(irq_decisions(&p), 1);
 	ev2 = deliver_frames(&p, 1);
 	ck_assert_uint_eq(ev2.generation, ev.generation);
@@ -473,17 +476,17 @@ START_TEST(irq_hook_and_generation)
 	while (hv_vhost_queue_ready(p.port, 0) && peer_now_ms() < end)
 		usleep(1000);
 	ck_assert(!hv_vhost_queue_ready(p.port, 0));
-	ck_assert_int_eq(hv_vhost_irq_signal(p.port, 0, ev2.generation), HV_VHOST_IRQ_GONE);
+	ck_assert_int_eq(hv_vhost_irq_signal(p.port, 0, HV_VHOST_TX, ev2.generation), HV_VHOST_IRQ_GONE);
 	/* a frontend again: still gone (a new generation); new bursts carry the new one */
 	ck_assert_int_eq(peer_frontend_open(&p), 0);
 	ck_assert(peer_wait_ready(&p, TIMEOUT_MS));
-	ck_assert_int_eq(hv_vhost_irq_signal(p.port, 0, ev2.generation), HV_VHOST_IRQ_GONE);
+	ck_assert_int_eq(hv_vhost_irq_signal(p.port, 0, HV_VHOST_TX, ev2.generation), HV_VHOST_IRQ_GONE);
 	ck_assert_uint_eq(irq_decisions(&p), 1);
 	while (rte_eth_rx_burst(p.eth, 0, rx, BURST) > 0)
 		;
 	ev = deliver_frames(&p, 2);
 	ck_assert_uint_ne(ev.generation, ev2.generation);
-	ck_assert_int_ne(hv_vhost_irq_signal(p.port, 0, ev.generation), HV_VHOST_IRQ_GONE);
+	ck_assert_int_ne(hv_vhost_irq_signal(p.port, 0, HV_VHOST_TX, ev.generation), HV_VHOST_IRQ_GONE);
 	ck_assert_uint_eq(irq_decisions(&p), 2);
 	hv_vhost_set_irq_hook(p.port, NULL, NULL);
 	peer_close(&p);

@@ -177,13 +177,15 @@ static void
 print_stats(struct hv_vhost_port *port, const char *name, uint16_t qps)
 {
 	for (uint16_t v = 0; v < 2 * qps; v++) {
+		uint16_t qp = v / 2;
+		enum hv_vhost_dir dir = v % 2 ? HV_VHOST_RX : HV_VHOST_TX;
 		struct hv_vhost_vring_stats s;
 
-		if (hv_vhost_vring_stats(port, v, &s) != 0)
+		if (hv_vhost_vring_stats(port, qp, dir, &s) != 0)
 			continue;
-		printf("%s vring %u (%s): packets %" PRIu64 " bytes %" PRIu64 " kicks %" PRIu64
-		       " irqs %" PRIu64 " suppressed %" PRIu64 " stops %" PRIu64, name, v,
-		       v & 1 ? "guest tx" : "guest rx", s.packets, s.bytes, s.kicks,
+		printf("%s qp %u %s: packets %" PRIu64 " bytes %" PRIu64 " kicks %" PRIu64
+		       " irqs %" PRIu64 " suppressed %" PRIu64 " stops %" PRIu64, name, qp,
+		       dir == HV_VHOST_RX ? "rx (guest tx)" : "tx (guest rx)", s.packets, s.bytes, s.kicks,
 		       s.irqs_sent, s.irqs_suppressed, s.stops);
 		for (int d = HV_VHOST_DROP__FIRST; d < HV_VHOST_DROP__MAX; d++)
 			if (s.drops[d])

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The vhost-user port type's own state, shared by its two files only:
+ * port_vhost.c (the ops) and rxmod.c (its interrupt moderation).
+ */
+#ifndef HV_SW_PORT_VHOST_H
+#define HV_SW_PORT_VHOST_H
+
+#include <cjson/cJSON.h>
+
+#include "hv_vhost.h"
+#include "sw.h"
+
+/* struct sw_port.priv of a vhost-user port. */
+struct sw_vhost {
+	struct hv_vhost_port *dev;
+	struct sw_rxmod *rxmod; /* interrupt moderation state (rxmod.c) */
+};
+
+static inline struct sw_vhost *
+sw_vhost(const struct sw_port *p)
+{
+	return p->priv;
+}
+
+/* ---- interrupt moderation (rxmod.c) ---- */
+int sw_rxmod_open(struct sw_port *p);
+void sw_rxmod_close(struct sw_port *p);
+void sw_rxmod_json(const struct sw_port *p, uint16_t qp, enum hv_vhost_dir dir, cJSON *o);
+void sw_rxmod_port_json(const struct sw_port *p, cJSON *o);
+/* PMD loop: once at start; after each rx poll of a queue; once per iteration. */
+void sw_rxmod_pmd_enter(struct sw_pmd *pmd);
+void sw_rxmod_poll_queue(struct sw_port *p, uint16_t qp);
+/* Deliver what is due on this PMD's list; true while something stays owed. */
+bool sw_rxmod_pmd_poll(struct sw_pmd *pmd, const struct sw_view *view);
+/* Whether queue @qp's guest TX ring owes an interrupt (its polling PMD). */
+bool sw_rxmod_queue_owed(const struct sw_port *p, uint16_t qp);
+
+#endif
