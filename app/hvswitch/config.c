@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,57 +23,59 @@
 #define CONFIG_MAX (1 << 20)
 
 int
+sw_port_conf_foreign(const struct sw_port_ops *type, const struct hv_ctl_vals *v, const char *cmd,
+		     char *err, size_t errlen)
+{
+	const struct sw_port_ops *t;
+
+	/* a key is one type's (its keys); given for a port of another, it is an error */
+	for (unsigned int i = 0; (t = sw_port_type_at(i)) != NULL; i++) {
+		if (t == type)
+			continue;
+		for (const int *k = t->ctl->keys; k != NULL && *k != HV_CTL_K__MAX; k++) {
+			bool mine = false;
+
+			for (const int *m = type->ctl->keys; m != NULL && *m != HV_CTL_K__MAX; m++)
+				mine |= *m == *k;
+			if (v->v[*k].set && !mine) {
+				snprintf(err, errlen, "%s: '%s' is for %s ports", cmd,
+					 hv_ctl_api_key(*k)->key, t->type);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+int
 sw_port_conf_from_vals(const struct hv_ctl_vals *v, const char *cmd, struct sw_port_conf *c,
 		       char *err, size_t errlen)
 {
-	const struct hv_ctl_val *sock = &v->v[HV_CTL_K_SOCKET], *mode = &v->v[HV_CTL_K_MODE];
-	const struct hv_ctl_val *dev = &v->v[HV_CTL_K_DEVARGS], *feat = &v->v[HV_CTL_K_FEATURES];
-	const struct hv_ctl_val *pmd = &v->v[HV_CTL_K_PMD], *rxmod = &v->v[HV_CTL_K_RXMOD];
+	const struct hv_ctl_val *type = &v->v[HV_CTL_K_TYPE], *pmd = &v->v[HV_CTL_K_PMD];
 	bool trunk = v->v[HV_CTL_K_TRUNK].b;
 	uint64_t vlan = v->v[HV_CTL_K_VLAN].u;
 
 	/* types and ranges were checked against the table (hv_ctl_api_parse()) */
 	memset(c, 0, sizeof(*c));
 	snprintf(c->name, sizeof(c->name), "%s", v->v[HV_CTL_K_NAME].s);
-	c->type = v->v[HV_CTL_K_TYPE].set && v->v[HV_CTL_K_TYPE].u == HV_CTL_TYPE_ETHDEV ?
-			  SW_PORT_ETHDEV : SW_PORT_VHOST;
-	if (c->type == SW_PORT_ETHDEV && (sock->set || mode->set)) {
-		snprintf(err, errlen, "%s: '%s' and '%s' are for vhost-user ports", cmd,
-			 HV_CTL_KEY(SOCKET), HV_CTL_KEY(MODE));
+	c->type = sw_port_type_find(type->set ? type->s : NULL);
+	if (c->type == NULL) {
+		snprintf(err, errlen, "%s: no port type '%s' in this switch", cmd,
+			 type->set ? type->s : "(default)");
 		return -1;
 	}
-	if (feat->set && (c->type != SW_PORT_VHOST ||
-			  sw_vhost_features_parse(feat->s, cmd, &c->features, err, errlen) != 0)) {
-		if (c->type != SW_PORT_VHOST)
-			snprintf(err, errlen, "%s: '%s' is for vhost-user ports", cmd,
-				 HV_CTL_KEY(FEATURES));
+	if (sw_port_conf_foreign(c->type, v, cmd, err, errlen) != 0)
 		return -1;
-	}
-	if (c->type == SW_PORT_VHOST && dev->set) {
-		snprintf(err, errlen, "%s: '%s' is for ethdev ports", cmd, HV_CTL_KEY(DEVARGS));
-		return -1;
-	}
 	if (trunk && vlan != 0) {
 		snprintf(err, errlen, "%s: a trunk carries every VLAN: no '%s' with it", cmd,
 			 HV_CTL_KEY(VLAN));
 		return -1;
 	}
-	c->client = mode->set && mode->u == HV_CTL_MODE_CLIENT;
-	if (sock->set)
-		snprintf(c->socket, sizeof(c->socket), "%s", sock->s);
-	if (dev->set)
-		snprintf(c->devargs, sizeof(c->devargs), "%s", dev->s);
 	c->queues = v->v[HV_CTL_K_QUEUES].set ? (uint16_t)v->v[HV_CTL_K_QUEUES].u : 1;
 	c->vlan = (uint16_t)vlan;
 	c->trunk = trunk;
 	c->pmd = pmd->set && pmd->u != HV_CTL_AUTO ? (int)pmd->u : -1;
-	if (rxmod->set && c->type != SW_PORT_VHOST) {
-		snprintf(err, errlen, "%s: '%s' is for vhost-user ports", cmd, HV_CTL_KEY(RXMOD));
-		return -1;
-	}
-	if (sw_rxmod_arg(rxmod, c->queues, c->rxmod, err, errlen) < 0)
-		return -1;
-	return 0;
+	return c->type->ctl->conf_parse(v, cmd, c, err, errlen);
 }
 
 int
@@ -89,51 +90,14 @@ sw_port_conf_from_json(const cJSON *j, const char *cmd, struct sw_port_conf *c, 
 	return sw_port_conf_from_vals(&v, cmd, c, err, errlen);
 }
 
-int
-sw_rxmod_arg(const struct hv_ctl_val *v, uint16_t queues, char *spec, char *err, size_t errlen)
-{
-	uint32_t win[SW_MAX_QUEUES];
-	char buf[SW_RXMOD_SPEC_MAX];
-
-	if (!v->set)
-		return 0;
-	/* a number or a string of the table's length: it fits */
-	if (v->s != NULL)
-		snprintf(buf, sizeof(buf), "%s", v->s);
-	else
-		snprintf(buf, sizeof(buf), "%" PRIu64, v->u);
-	if (sw_rxmod_spec_parse(buf, queues, win, err, errlen) != 0)
-		return -1;
-	memcpy(spec, buf, sizeof(buf));
-	return 1;
-}
-
 cJSON *
 sw_port_conf_to_json(const struct sw_port_conf *c)
 {
 	cJSON *o = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(o, HV_CTL_KEY(NAME), c->name);
-	if (c->type == SW_PORT_VHOST) {
-		cJSON_AddStringToObject(o, HV_CTL_KEY(TYPE),
-					hv_ctl_api_word(HV_CTL_K_TYPE, HV_CTL_TYPE_VHOST));
-		cJSON_AddStringToObject(o, HV_CTL_KEY(SOCKET), c->socket);
-		cJSON_AddStringToObject(o, HV_CTL_KEY(MODE),
-					hv_ctl_api_word(HV_CTL_K_MODE, c->client ? HV_CTL_MODE_CLIENT :
-										   HV_CTL_MODE_SERVER));
-		if (c->features != 0) {
-			char f[256];
-
-			sw_vhost_features_format(c->features, f, sizeof(f));
-			cJSON_AddStringToObject(o, HV_CTL_KEY(FEATURES), f);
-		}
-		if (c->rxmod[0] != '\0')
-			cJSON_AddStringToObject(o, HV_CTL_KEY(RXMOD), c->rxmod);
-	} else {
-		cJSON_AddStringToObject(o, HV_CTL_KEY(TYPE),
-					hv_ctl_api_word(HV_CTL_K_TYPE, HV_CTL_TYPE_ETHDEV));
-		cJSON_AddStringToObject(o, HV_CTL_KEY(DEVARGS), c->devargs);
-	}
+	cJSON_AddStringToObject(o, HV_CTL_KEY(TYPE), c->type->type);
+	c->type->ctl->conf_json(c, o);
 	cJSON_AddNumberToObject(o, HV_CTL_KEY(QUEUES), c->queues);
 	cJSON_AddNumberToObject(o, HV_CTL_KEY(VLAN), c->vlan);
 	if (c->trunk)

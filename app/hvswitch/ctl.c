@@ -21,7 +21,6 @@ _Static_assert(HV_CTL_MAX_QUEUES == SW_MAX_QUEUES, "hv_ctl_api.h: queues");
 _Static_assert(HV_CTL_MAX_PMDS == SW_MAX_PMDS, "hv_ctl_api.h: PMDs");
 _Static_assert(HV_CTL_VLAN_MAX == SW_VLAN_MAX, "hv_ctl_api.h: VLAN");
 _Static_assert(HV_CTL_NAME_MAX == SW_NAME_MAX - 1, "hv_ctl_api.h: names");
-_Static_assert(HV_CTL_RXMOD_MAX_US == HV_RXMOD_MAX_US, "hv_ctl_api.h: rxmod");
 
 /* Arguments reach the handlers validated (hv_ctl_server_use_api()). */
 #define VAL(k) (&hv_ctl_current_vals()->v[HV_CTL_K_##k])
@@ -130,9 +129,7 @@ cmd_port_set(void *ctx, const cJSON *args, cJSON **result, char *err, size_t err
 	struct sw_port *p;
 	bool trunk;
 	uint16_t new_vlan;
-	int has_rxmod;
-	char rxmod[SW_RXMOD_SPEC_MAX];
-	struct sw_port_conf before;
+	struct sw_port_conf before, c;
 
 	RTE_SET_USED(ctx), RTE_SET_USED(args);
 	p = port_arg(cmd, true, err, errlen);
@@ -154,17 +151,16 @@ cmd_port_set(void *ctx, const cJSON *args, cJSON **result, char *err, size_t err
 			 HV_CTL_KEY(PMD), sw.n_pmds - 1, sw.n_pmds, sw.n_pmds == 1 ? "" : "s");
 		return -1;
 	}
-	if (VAL(RXMOD)->set && p->conf.type != SW_PORT_VHOST) {
-		snprintf(err, errlen, "%s: '%s' is for vhost-user ports", cmd, HV_CTL_KEY(RXMOD));
-		return -1;
-	}
-	has_rxmod = sw_rxmod_arg(VAL(RXMOD), p->conf.queues, rxmod, err, errlen);
-	if (has_rxmod < 0)
+	/* the port type's own keys (the rest of the table's): checked by it into a copy */
+	c = p->conf;
+	if (sw_port_conf_foreign(p->ops, hv_ctl_current_vals(), cmd, err, errlen) != 0 ||
+	    (p->ops->ctl->conf_set != NULL &&
+	     p->ops->ctl->conf_set(p, hv_ctl_current_vals(), cmd, &c, err, errlen) != 0))
 		return -1;
 	before = p->conf;
-	if (has_rxmod == 1) {
-		memcpy(p->conf.rxmod, rxmod, sizeof(rxmod));
-		sw_rxmod_apply(p);
+	if (memcmp(c.priv, p->conf.priv, sizeof(c.priv)) != 0) {
+		memcpy(p->conf.priv, c.priv, sizeof(c.priv));
+		p->ops->ctl->conf_apply(p);
 	}
 	if ((vlan->set || trunk_v->set) &&
 	    sw_port_set_vlan(p, new_vlan, trunk, err, errlen) != 0)
@@ -177,8 +173,10 @@ cmd_port_set(void *ctx, const cJSON *args, cJSON **result, char *err, size_t err
 
 		sw_port_set_vlan(p, before.vlan, before.trunk, uerr, sizeof(uerr));
 		sw_port_set_pmd(p, before.pmd, uerr, sizeof(uerr));
-		memcpy(p->conf.rxmod, before.rxmod, sizeof(before.rxmod));
-		sw_rxmod_apply(p);
+		if (memcmp(before.priv, p->conf.priv, sizeof(before.priv)) != 0) {
+			memcpy(p->conf.priv, before.priv, sizeof(before.priv));
+			p->ops->ctl->conf_apply(p);
+		}
 		return -1;
 	}
 	*result = sw_port_json(p, false);

@@ -30,7 +30,6 @@
 #define SW_BURST 32
 #define SW_NAME_MAX 32
 #define SW_VLAN_MAX 4094
-#define SW_RXMOD_SPEC_MAX 64
 /* Port types with per-PMD hooks (sw_dp_register_type()). */
 #define SW_DP_MAX_TYPES 4
 
@@ -66,25 +65,25 @@ struct sw_counters {
 	struct hv_offload_stats off;
 } __rte_cache_aligned;
 
-/* The configuration's port types; each has its ops table (sw_port_type_register()). */
-enum sw_port_type { SW_PORT_VHOST, SW_PORT_ETHDEV, SW_PORT__TYPES };
+/* Room for a port type's own configuration in struct sw_port_conf (bytes). */
+#define SW_PORT_CONF_PRIV 384
+
+struct sw_port_ops;
 
 /*
  * What an operator configures; saved in the config file. The data path reads
- * queues, vlan and trunk; the rest is its type's.
+ * queues, vlan and trunk; @priv is the type's own configuration, which only
+ * its file reads (its control ops parse, save and change it).
  */
 struct sw_port_conf {
 	char name[SW_NAME_MAX];
-	enum sw_port_type type;
-	char socket[108];   /* vhost-user */
-	bool client;        /* vhost-user: we connect */
-	uint64_t features;  /* vhost-user: offered virtio features, 0 = the default set */
-	char devargs[256];  /* ethdev */
+	const struct sw_port_ops *type; /* a registered type (sw.h) */
 	uint16_t queues;
 	uint16_t vlan;      /* access VLAN, 0 = the untagged domain */
 	bool trunk;         /* carries every VLAN tagged (uplinks) */
 	int pmd;            /* pinned PMD index, -1 = round-robin */
-	char rxmod[SW_RXMOD_SPEC_MAX]; /* vhost-user: interrupt moderation, "" = default */
+	/* the type's own, each type asserting that its struct fits */
+	uint8_t priv[SW_PORT_CONF_PRIV] __rte_aligned(16);
 };
 
 struct sw_port;

@@ -93,40 +93,29 @@ parse_uint(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t 
 	return 0;
 }
 
+/* --port ARG: a port of the default type, for this run only (its conf_cli reads ARG). */
 static int
 parse_cli_port(struct options *o, char *arg)
 {
+	const struct sw_port_ops *type = sw_port_type_find(NULL);
 	struct sw_port_conf *c;
-	char *tok, *save = NULL, *path;
+	char err[128];
 
 	if (o->n_cli_ports == SW_MAX_PORTS)
 		return -1;
+	if (type == NULL || type->ctl->conf_cli == NULL) {
+		fprintf(stderr, "hvswitch: --port: no port type takes it\n");
+		return -1;
+	}
 	c = &o->cli_ports[o->n_cli_ports];
 	memset(c, 0, sizeof(*c));
-	c->type = SW_PORT_VHOST;
+	c->type = type;
 	c->queues = 1;
 	c->pmd = -1;
 	snprintf(c->name, sizeof(c->name), "port%u", o->n_cli_ports);
-	path = strtok_r(arg, ",", &save);
-	if (path == NULL || strlen(path) >= sizeof(c->socket)) {
-		fprintf(stderr, "hvswitch: --port needs a socket path\n");
+	if (type->ctl->conf_cli(arg, c, err, sizeof(err)) != 0) {
+		fprintf(stderr, "hvswitch: %s\n", err);
 		return -1;
-	}
-	snprintf(c->socket, sizeof(c->socket), "%s", path);
-	while ((tok = strtok_r(NULL, ",", &save)) != NULL) {
-		size_t ql = strlen(HV_CTL_KEY(QUEUES)); /* queues=N, as in port.add */
-		uint64_t q;
-
-		if (strcmp(tok, "client") == 0) {
-			c->client = true;
-		} else if (strncmp(tok, HV_CTL_KEY(QUEUES), ql) == 0 && tok[ql] == '=') {
-			if (parse_uint(HV_CTL_KEY(QUEUES), tok + ql + 1, 1, SW_MAX_QUEUES, &q) != 0)
-				return -1;
-			c->queues = (uint16_t)q;
-		} else {
-			fprintf(stderr, "hvswitch: unknown --port option '%s'\n", tok);
-			return -1;
-		}
 	}
 	o->n_cli_ports++;
 	return 0;
@@ -337,11 +326,9 @@ pmds_init(void)
 static int
 types_init(void)
 {
-	for (int t = 0; t < SW_PORT__TYPES; t++) {
-		const struct sw_port_ops *ops = sw_port_type_ops(t);
+	const struct sw_port_ops *ops;
 
-		if (ops == NULL)
-			continue;
+	for (unsigned int t = 0; (ops = sw_port_type_at(t)) != NULL; t++) {
 		if (ops->ctl->init != NULL && ops->ctl->init() != 0) {
 			fprintf(stderr, "hvswitch: %s ports: set-up failed\n", ops->type);
 			return -1;
@@ -356,10 +343,10 @@ types_init(void)
 static void
 types_fini(void)
 {
-	for (int t = 0; t < SW_PORT__TYPES; t++) {
-		const struct sw_port_ops *ops = sw_port_type_ops(t);
+	const struct sw_port_ops *ops;
 
-		if (ops != NULL && ops->ctl->fini != NULL)
+	for (unsigned int t = 0; (ops = sw_port_type_at(t)) != NULL; t++) {
+		if (ops->ctl->fini != NULL)
 			ops->ctl->fini();
 	}
 }
@@ -445,7 +432,11 @@ control_loop(struct hv_ctl_server *ctl)
 			next_age = now + RTE_MIN(1000u, sw.settings.fdb_age_s * 100u);
 		}
 		if (now >= next_rate) {
-			sw_rxmod_rates(now);
+			const struct sw_port_ops *ops;
+
+			for (unsigned int t = 0; (ops = sw_port_type_at(t)) != NULL; t++)
+				if (ops->ctl->tick != NULL)
+					ops->ctl->tick(now);
 			next_rate = now + 1000;
 		}
 		pthread_mutex_unlock(&sw.lock);

@@ -9,20 +9,31 @@
 #include "hv_log.h"
 #include "sw.h"
 
-/* The ops of each configuration type, registered by the types at load. */
-static const struct sw_port_ops *port_types[SW_PORT__TYPES];
+/* The port types, registered at load. */
+static const struct sw_port_ops *port_types[SW_PORT_MAX_TYPES];
+static unsigned int n_port_types;
 
 void
-sw_port_type_register(enum sw_port_type t, const struct sw_port_ops *ops)
+sw_port_type_register(const struct sw_port_ops *ops)
 {
-	if ((unsigned int)t < SW_PORT__TYPES)
-		port_types[t] = ops;
+	if (n_port_types < SW_PORT_MAX_TYPES)
+		port_types[n_port_types++] = ops;
 }
 
 const struct sw_port_ops *
-sw_port_type_ops(enum sw_port_type t)
+sw_port_type_find(const char *name)
 {
-	return (unsigned int)t < SW_PORT__TYPES ? port_types[t] : NULL;
+	for (unsigned int i = 0; i < n_port_types; i++)
+		if (name != NULL ? strcmp(port_types[i]->type, name) == 0 :
+				   port_types[i]->ctl->is_default)
+			return port_types[i];
+	return NULL;
+}
+
+const struct sw_port_ops *
+sw_port_type_at(unsigned int i)
+{
+	return i < n_port_types ? port_types[i] : NULL;
 }
 
 void
@@ -94,11 +105,11 @@ conf_check(struct sw_port_conf *c, char *err, size_t errlen)
 		snprintf(err, errlen, "port %s: pmd must be 0..%u", c->name, sw.n_pmds - 1);
 		return -1;
 	}
-	if (sw_port_type_ops(c->type) == NULL) {
+	if (c->type == NULL) {
 		snprintf(err, errlen, "port %s: no such port type", c->name);
 		return -1;
 	}
-	return sw_port_type_ops(c->type)->ctl->conf_check(c, err, errlen);
+	return c->type->ctl->conf_check(c, err, errlen);
 }
 
 int
@@ -128,7 +139,7 @@ sw_port_add(const struct sw_port_conf *conf, bool keep_on_error, char *err, size
 	}
 	p->idx = (uint16_t)idx;
 	p->conf = c;
-	p->ops = sw_port_type_ops(c.type);
+	p->ops = c.type;
 	p->txq_shared = c.queues < sw.n_pmds;
 	for (int q = 0; q < SW_MAX_QUEUES; q++)
 		rte_spinlock_init(&p->txq_lock[q]);

@@ -7,6 +7,7 @@
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 
+#include "hv_ctl_api.h"
 #include "sw.h"
 
 #define ETH_RING_SIZE 1024
@@ -23,10 +24,45 @@ sw_eth(const struct sw_port *p)
 	return p->priv;
 }
 
+/* struct sw_port_conf.priv of an ethdev port. */
+struct sw_eth_conf {
+	char devargs[256];
+};
+
+_Static_assert(sizeof(struct sw_eth_conf) <= SW_PORT_CONF_PRIV, "sw_port_conf.priv: ethdev");
+_Static_assert(_Alignof(struct sw_eth_conf) <= 16, "sw_port_conf.priv: ethdev alignment");
+
+static inline const char *
+eth_devargs(const struct sw_port_conf *c)
+{
+	return ((const struct sw_eth_conf *)c->priv)->devargs;
+}
+
+static const int eth_keys[] = {HV_CTL_K_DEVARGS, HV_CTL_K__MAX};
+
+static int
+eth_conf_parse(const struct hv_ctl_vals *v, const char *cmd, struct sw_port_conf *c, char *err,
+	       size_t errlen)
+{
+	struct sw_eth_conf *ec = (struct sw_eth_conf *)c->priv;
+
+	RTE_SET_USED(cmd), RTE_SET_USED(err), RTE_SET_USED(errlen);
+	/* the table's length fits (255) */
+	if (v->v[HV_CTL_K_DEVARGS].set)
+		snprintf(ec->devargs, sizeof(ec->devargs), "%s", v->v[HV_CTL_K_DEVARGS].s);
+	return 0;
+}
+
+static void
+eth_conf_json(const struct sw_port_conf *c, cJSON *o)
+{
+	cJSON_AddStringToObject(o, HV_CTL_KEY(DEVARGS), eth_devargs(c));
+}
+
 static int
 eth_conf_check(struct sw_port_conf *c, char *err, size_t errlen)
 {
-	if (c->devargs[0] == '\0') {
+	if (eth_devargs(c)[0] == '\0') {
 		snprintf(err, errlen, "port %s: an ethdev port needs devargs", c->name);
 		return -1;
 	}
@@ -74,11 +110,11 @@ eth_open(struct sw_port *p, char *err, size_t errlen)
 		snprintf(err, errlen, "port %s: out of memory", p->conf.name);
 		return -1;
 	}
-	devargs_name(p->conf.devargs, name, sizeof(name));
-	rc = rte_dev_probe(p->conf.devargs);
+	devargs_name(eth_devargs(&p->conf), name, sizeof(name));
+	rc = rte_dev_probe(eth_devargs(&p->conf));
 	if (rc != 0 || rte_eth_dev_get_port_by_name(name, &id) != 0) {
 		snprintf(err, errlen, "port %s: no ethdev from devargs '%s' (%s)", p->conf.name,
-			 p->conf.devargs, rc ? strerror(-rc) : "no such device");
+			 eth_devargs(&p->conf), rc ? strerror(-rc) : "no such device");
 		rte_free(e);
 		return -1;
 	}
@@ -180,6 +216,9 @@ eth_offload_caps(const struct sw_port *p)
 }
 
 static const struct sw_port_ctl_ops eth_ctl_ops = {
+	.keys = eth_keys,
+	.conf_parse = eth_conf_parse,
+	.conf_json = eth_conf_json,
 	.conf_check = eth_conf_check,
 	.describe = eth_describe,
 };
@@ -200,5 +239,5 @@ const struct sw_port_ops sw_port_ethdev_ops = {
 
 RTE_INIT(eth_type_register)
 {
-	sw_port_type_register(SW_PORT_ETHDEV, &sw_port_ethdev_ops);
+	sw_port_type_register(&sw_port_ethdev_ops);
 }

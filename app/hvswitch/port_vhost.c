@@ -8,10 +8,16 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
+#include "hv_ctl_api.h"
 #include "port_vhost.h"
 
 uint64_t sw_vhost_mem_limit;
 const uint64_t sw_vhost_mem_limit_max = HV_VHOST_MEM_LIMIT_MAX;
+
+/* Its configuration fits a port's (and its alignment). */
+_Static_assert(sizeof(struct sw_vhost_conf) <= SW_PORT_CONF_PRIV, "sw_port_conf.priv: vhost-user");
+_Static_assert(_Alignof(struct sw_vhost_conf) <= 16, "sw_port_conf.priv: vhost-user alignment");
+_Static_assert(sizeof(((struct sw_vhost_conf *)0)->socket) == 107 + 1, "hv_ctl_api.c: socket");
 
 /* The switch's queues are the driver's queue pairs. */
 _Static_assert(SW_MAX_QUEUES == HV_VHOST_MAX_QUEUE_PAIRS, "a port's queues are queue pairs");
@@ -34,9 +40,9 @@ static const struct {
 	{"in_order", HV_VHOST_F_IN_ORDER},
 };
 
-/* "mrg_rxbuf,event_idx" -> feature bits; -1 on an unknown name. */
-int
-sw_vhost_features_parse(const char *list, const char *cmd, uint64_t *out, char *err, size_t errlen)
+/* "mrg_rxbuf,event_idx" -> feature bits (VERSION_1 always); -1 on an unknown name. */
+static int
+features_parse(const char *list, const char *cmd, uint64_t *out, char *err, size_t errlen)
 {
 	char buf[256], *tok, *save = NULL;
 
@@ -59,8 +65,9 @@ sw_vhost_features_parse(const char *list, const char *cmd, uint64_t *out, char *
 	return 0;
 }
 
-void
-sw_vhost_features_format(uint64_t f, char *buf, size_t len)
+/* The names of the features of @f, comma separated. */
+static void
+features_format(uint64_t f, char *buf, size_t len)
 {
 	size_t off = 0;
 
@@ -71,22 +78,128 @@ sw_vhost_features_format(uint64_t f, char *buf, size_t len)
 						feature_names[i].name);
 }
 
+/* ---- configuration (struct sw_port_conf.priv) ---- */
+
+static const int vhost_keys[] = {HV_CTL_K_SOCKET, HV_CTL_K_MODE, HV_CTL_K_FEATURES,
+				 HV_CTL_K_RXMOD, HV_CTL_K__MAX};
+
+/* The "rxmod" argument (number or string), checked, into @spec; 0 if not given. */
+static int
+rxmod_arg(const struct hv_ctl_val *v, uint16_t queues, char *spec, char *err, size_t errlen)
+{
+	uint32_t win[SW_MAX_QUEUES];
+	char buf[SW_RXMOD_SPEC_MAX];
+
+	if (!v->set)
+		return 0;
+	/* a number or a string of the table's length: it fits */
+	if (v->s != NULL)
+		snprintf(buf, sizeof(buf), "%s", v->s);
+	else
+		snprintf(buf, sizeof(buf), "%" PRIu64, v->u);
+	if (sw_rxmod_spec_parse(buf, queues, win, err, errlen) != 0)
+		return -1;
+	memcpy(spec, buf, sizeof(buf));
+	return 0;
+}
+
+static int
+vhost_conf_parse(const struct hv_ctl_vals *v, const char *cmd, struct sw_port_conf *c, char *err,
+		 size_t errlen)
+{
+	const struct hv_ctl_val *sock = &v->v[HV_CTL_K_SOCKET], *mode = &v->v[HV_CTL_K_MODE];
+	const struct hv_ctl_val *feat = &v->v[HV_CTL_K_FEATURES];
+	struct sw_vhost_conf *vc = sw_vhost_conf(c);
+
+	if (feat->set && features_parse(feat->s, cmd, &vc->features, err, errlen) != 0)
+		return -1;
+	vc->client = mode->set && mode->u == HV_CTL_MODE_CLIENT;
+	if (sock->set)
+		snprintf(vc->socket, sizeof(vc->socket), "%s", sock->s);
+	return rxmod_arg(&v->v[HV_CTL_K_RXMOD], c->queues, vc->rxmod, err, errlen);
+}
+
+static void
+vhost_conf_json(const struct sw_port_conf *c, cJSON *o)
+{
+	const struct sw_vhost_conf *vc = sw_vhost_conf_c(c);
+
+	cJSON_AddStringToObject(o, HV_CTL_KEY(SOCKET), vc->socket);
+	cJSON_AddStringToObject(o, HV_CTL_KEY(MODE),
+				hv_ctl_api_word(HV_CTL_K_MODE, vc->client ? HV_CTL_MODE_CLIENT :
+									    HV_CTL_MODE_SERVER));
+	if (vc->features != 0) {
+		char f[256];
+
+		features_format(vc->features, f, sizeof(f));
+		cJSON_AddStringToObject(o, HV_CTL_KEY(FEATURES), f);
+	}
+	if (vc->rxmod[0] != '\0')
+		cJSON_AddStringToObject(o, HV_CTL_KEY(RXMOD), vc->rxmod);
+}
+
+/* port.set: rxmod, live. */
+static int
+vhost_conf_set(const struct sw_port *p, const struct hv_ctl_vals *v, const char *cmd,
+	       struct sw_port_conf *c, char *err, size_t errlen)
+{
+	RTE_SET_USED(cmd);
+	return rxmod_arg(&v->v[HV_CTL_K_RXMOD], p->conf.queues, sw_vhost_conf(c)->rxmod, err,
+			 errlen);
+}
+
+/* --port SOCKET[,client][,queues=N]: a vhost-user port for this run. */
+static int
+vhost_conf_cli(char *arg, struct sw_port_conf *c, char *err, size_t errlen)
+{
+	struct sw_vhost_conf *vc = sw_vhost_conf(c);
+	char *tok, *save = NULL, *path;
+
+	path = strtok_r(arg, ",", &save);
+	if (path == NULL || strlen(path) >= sizeof(vc->socket)) {
+		snprintf(err, errlen, "--port needs a socket path");
+		return -1;
+	}
+	snprintf(vc->socket, sizeof(vc->socket), "%s", path);
+	while ((tok = strtok_r(NULL, ",", &save)) != NULL) {
+		size_t ql = strlen(HV_CTL_KEY(QUEUES)); /* queues=N, as in port.add */
+		uint64_t q;
+
+		if (strcmp(tok, "client") == 0) {
+			vc->client = true;
+		} else if (strncmp(tok, HV_CTL_KEY(QUEUES), ql) == 0 && tok[ql] == '=') {
+			if (hv_ctl_parse_uint(tok + ql + 1, 1, SW_MAX_QUEUES, &q) != 0) {
+				snprintf(err, errlen, "%s must be an integer 1..%d",
+					 HV_CTL_KEY(QUEUES), SW_MAX_QUEUES);
+				return -1;
+			}
+			c->queues = (uint16_t)q;
+		} else {
+			snprintf(err, errlen, "unknown --port option '%s'", tok);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* A default socket in the run dir, and no socket twice. */
 static int
 vhost_conf_check(struct sw_port_conf *c, char *err, size_t errlen)
 {
-	if (c->socket[0] == '\0' &&
-	    (size_t)snprintf(c->socket, sizeof(c->socket), "%s/%s.sock", sw.run_dir, c->name) >=
-		    sizeof(c->socket)) {
+	struct sw_vhost_conf *vc = sw_vhost_conf(c);
+
+	if (vc->socket[0] == '\0' &&
+	    (size_t)snprintf(vc->socket, sizeof(vc->socket), "%s/%s.sock", sw.run_dir, c->name) >=
+		    sizeof(vc->socket)) {
 		snprintf(err, errlen, "port %s: socket path too long", c->name);
 		return -1;
 	}
 	for (uint16_t i = 0; i < SW_MAX_PORTS; i++) {
 		const struct sw_port *o = sw.ports[i];
 
-		if (o != NULL && o->conf.type == SW_PORT_VHOST &&
-		    strcmp(o->conf.socket, c->socket) == 0) {
-			snprintf(err, errlen, "port %s: socket %s is port %s's", c->name, c->socket,
+		if (o != NULL && o->ops == &sw_port_vhost_ops &&
+		    strcmp(sw_vhost_conf_c(&o->conf)->socket, vc->socket) == 0) {
+			snprintf(err, errlen, "port %s: socket %s is port %s's", c->name, vc->socket,
 				 o->conf.name);
 			return -1;
 		}
@@ -97,12 +210,13 @@ vhost_conf_check(struct sw_port_conf *c, char *err, size_t errlen)
 static int
 vhost_open(struct sw_port *p, char *err, size_t errlen)
 {
+	const struct sw_vhost_conf *vc = sw_vhost_conf_c(&p->conf);
 	struct hv_vhost_port_conf c = {
 		.name = p->conf.name,
-		.path = p->conf.socket,
-		.mode = p->conf.client ? HV_VHOST_CLIENT : HV_VHOST_SERVER,
+		.path = vc->socket,
+		.mode = vc->client ? HV_VHOST_CLIENT : HV_VHOST_SERVER,
 		.queue_pairs = p->conf.queues,
-		.features = p->conf.features,
+		.features = vc->features,
 		.mp = sw.mp,
 		/* a PMD switches a burst whole before the next: see vhost_rx_done() */
 		.borrow = true,
@@ -118,7 +232,7 @@ vhost_open(struct sw_port *p, char *err, size_t errlen)
 	p->priv = v;
 	v->dev = hv_vhost_port_create(&c);
 	if (v->dev == NULL) {
-		snprintf(err, errlen, "port %s: socket %s: %s", p->conf.name, p->conf.socket,
+		snprintf(err, errlen, "port %s: socket %s: %s", p->conf.name, vc->socket,
 			 rte_errno == EADDRINUSE ? "in use by another process" :
 						   strerror(rte_errno));
 		goto fail;
@@ -327,7 +441,15 @@ vhost_type_init(void)
 static const struct sw_port_ctl_ops vhost_ctl_ops = {
 	.init = vhost_type_init,
 	.fini = hv_vhost_fini,
+	.is_default = true,
+	.keys = vhost_keys,
+	.conf_parse = vhost_conf_parse,
+	.conf_json = vhost_conf_json,
 	.conf_check = vhost_conf_check,
+	.conf_set = vhost_conf_set,
+	.conf_apply = sw_rxmod_apply,
+	.conf_cli = vhost_conf_cli,
+	.tick = sw_rxmod_rates,
 	.describe = vhost_describe,
 };
 
@@ -355,5 +477,5 @@ const struct sw_port_ops sw_port_vhost_ops = {
 
 RTE_INIT(vhost_type_register)
 {
-	sw_port_type_register(SW_PORT_VHOST, &sw_port_vhost_ops);
+	sw_port_type_register(&sw_port_vhost_ops);
 }

@@ -11,6 +11,32 @@
 #include "hv_vhost.h"
 #include "sw.h"
 
+/* Longest rxmod spec, its NUL included. */
+#define SW_RXMOD_SPEC_MAX 64
+
+/* struct sw_port_conf.priv of a vhost-user port: what its operator configured. */
+struct sw_vhost_conf {
+	char socket[108];
+	bool client;                   /* we connect */
+	uint64_t features;             /* offered virtio features, 0 = the default set */
+	char rxmod[SW_RXMOD_SPEC_MAX]; /* interrupt moderation, "" = the default */
+};
+
+static inline struct sw_vhost_conf *
+sw_vhost_conf(struct sw_port_conf *c)
+{
+	return (struct sw_vhost_conf *)c->priv;
+}
+
+static inline const struct sw_vhost_conf *
+sw_vhost_conf_c(const struct sw_port_conf *c)
+{
+	return (const struct sw_vhost_conf *)c->priv;
+}
+
+/* The vhost-user type's ops (port_vhost.c). */
+extern const struct sw_port_ops sw_port_vhost_ops;
+
 /* struct sw_port.priv of a vhost-user port. */
 struct sw_vhost {
 	struct hv_vhost_port *dev;
@@ -24,6 +50,13 @@ sw_vhost(const struct sw_port *p)
 }
 
 /* ---- interrupt moderation (rxmod.c) ---- */
+/* Windows per queue (µs or HV_RXMOD_ADAPTIVE) from "US|adaptive[,Q:US|adaptive]...". */
+int sw_rxmod_spec_parse(const char *spec, uint16_t queues, uint32_t *win, char *err,
+			size_t errlen);
+/* Apply the port's configured rxmod to it (live); nothing while it is not running. */
+void sw_rxmod_apply(struct sw_port *p);
+/* Control thread, about once a second: interrupt rates (irqs_ps in port.show). */
+void sw_rxmod_rates(uint64_t now_ms);
 int sw_rxmod_open(struct sw_port *p);
 void sw_rxmod_close(struct sw_port *p);
 void sw_rxmod_json(const struct sw_port *p, uint16_t qp, enum hv_vhost_dir dir, cJSON *o);

@@ -26,9 +26,13 @@
 #include <rte_malloc.h>
 #include <rte_per_lcore.h>
 
+#include "hv_ctl_api.h"
 #include "hv_log.h"
 #include "hv_rxmod.h"
 #include "port_vhost.h"
+
+/* The control API's limit is ours. */
+_Static_assert(HV_CTL_RXMOD_MAX_US == HV_RXMOD_MAX_US, "hv_ctl_api.h: rxmod");
 
 struct sw_rxmod {
 	struct hv_rxmod_queue q[HV_VHOST_MAX_QUEUE_PAIRS][2]; /* by queue pair, direction */
@@ -102,7 +106,7 @@ port_windows(const struct sw_port *p, uint32_t *win)
 {
 	char err[128];
 
-	if (sw_rxmod_spec_parse(p->conf.rxmod, p->conf.queues, win, err, sizeof(err)) != 0) {
+	if (sw_rxmod_spec_parse(sw_vhost_conf_c(&p->conf)->rxmod, p->conf.queues, win, err, sizeof(err)) != 0) {
 		HV_LOG(ERR, "port %s: %s: using the default", p->conf.name, err);
 		for (uint16_t q = 0; q < SW_MAX_QUEUES; q++)
 			win[q] = HV_RXMOD_DEFAULT_US;

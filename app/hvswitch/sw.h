@@ -22,23 +22,56 @@
 #include "dp.h"
 #include "hv_fdb.h"
 #include "hv_offload.h"
-#include "hv_rxmod.h"
 
-/* The control plane's half of a port type (struct sw_port_ops.ctl). */
+struct hv_ctl_vals;
+
+/*
+ * The control plane's half of a port type (struct sw_port_ops.ctl): its own
+ * configuration (struct sw_port_conf.priv) is parsed, checked, saved and
+ * changed here only. Control thread, under sw.lock; @v are arguments the API
+ * table has checked (types, ranges), @cmd names them in errors ("port.add",
+ * "config port"); errors are one line in @err, and nothing is changed.
+ */
 struct sw_port_ctl_ops {
 	/* once, at start (after the EAL) and at exit; NULL: nothing */
 	int (*init)(void);
 	void (*fini)(void);
-	/* check an operator's conf of this type, fill in defaults; a one-line error */
+	/* the type of a port.add that names none */
+	bool is_default;
+	/* the port.add keys that are this type's, ended by HV_CTL_K__MAX */
+	const int *keys;
+	/* c->priv from @v (c's common fields are set); only this type's keys are given */
+	int (*conf_parse)(const struct hv_ctl_vals *v, const char *cmd, struct sw_port_conf *c,
+			  char *err, size_t errlen);
+	/* c->priv as port.add's keys, into @o (config file, port.show) */
+	void (*conf_json)(const struct sw_port_conf *c, cJSON *o);
+	/* check a conf against the other ports, fill in defaults (at port add) */
 	int (*conf_check)(struct sw_port_conf *c, char *err, size_t errlen);
+	/*
+	 * port.set's keys of this type (those of @keys given in @v) into @c, a
+	 * copy of p->conf; NULL: it takes none.
+	 */
+	int (*conf_set)(const struct sw_port *p, const struct hv_ctl_vals *v, const char *cmd,
+			struct sw_port_conf *c, char *err, size_t errlen);
+	/* apply p->conf.priv (changed by conf_set, or restored) to the port, live */
+	void (*conf_apply)(struct sw_port *p);
+	/* the --port command-line argument into c->priv and c->queues; NULL: none */
+	int (*conf_cli)(char *arg, struct sw_port_conf *c, char *err, size_t errlen);
+	/* about once a second (rates for show); NULL: nothing */
+	void (*tick)(uint64_t now_ms);
 	/* type-specific state and driver counters, for show/telemetry */
 	void (*describe)(const struct sw_port *p, cJSON *obj);
 };
 
-/* Each port type registers its ops for its configuration type (at load: RTE_INIT). */
-void sw_port_type_register(enum sw_port_type t, const struct sw_port_ops *ops);
-/* The ops of type @t, NULL if none registered. */
-const struct sw_port_ops *sw_port_type_ops(enum sw_port_type t);
+/* Types registered at most. */
+#define SW_PORT_MAX_TYPES 4
+
+/* Each port type registers its ops at load (RTE_INIT); its name is ops->type. */
+void sw_port_type_register(const struct sw_port_ops *ops);
+/* The type named @name, the default type for NULL; NULL if none. */
+const struct sw_port_ops *sw_port_type_find(const char *name);
+/* The @i-th registered type, NULL past the last (for walks). */
+const struct sw_port_ops *sw_port_type_at(unsigned int i);
 
 struct sw_settings {
 	uint32_t fdb_age_s;
@@ -75,17 +108,10 @@ void sw_port_totals(const struct sw_port *p, struct sw_counters *out);
 cJSON *sw_port_json(const struct sw_port *p, bool details);
 /* The offload counters of @t as JSON, and their drops summed. */
 cJSON *sw_offload_json(const struct sw_counters *t, uint64_t *drops);
-/* The vhost-user type (port_vhost.c): interrupt moderation is its own. */
-extern const struct sw_port_ops sw_port_vhost_ops;
 /* Guest memory each vhost-user port may map (--guest-mem-limit), bytes; 0: the driver's */
 extern uint64_t sw_vhost_mem_limit;
 /* The highest it may be. */
 extern const uint64_t sw_vhost_mem_limit_max;
-/* Virtio features by name: "mrg_rxbuf,event_idx" -> bits (VERSION_1 always); -1 on an unknown. */
-int sw_vhost_features_parse(const char *list, const char *cmd, uint64_t *out, char *err,
-			    size_t errlen);
-/* The names of the features of @f, comma separated. */
-void sw_vhost_features_format(uint64_t f, char *buf, size_t len);
 
 /* ---- the data path (dp.h) on sw's ports (port.c) ---- */
 /* Recompute which PMD polls which queue and publish it (after a port change). */
@@ -94,23 +120,12 @@ void sw_pmd_reassign(void);
 void sw_view_publish(void);
 uint64_t sw_now_ms(void);
 
-/* ---- interrupt moderation of vhost-user ports (rxmod.c) ---- */
-/* Windows per queue (µs or HV_RXMOD_ADAPTIVE) from "US|adaptive[,Q:US|adaptive]...". */
-int sw_rxmod_spec_parse(const char *spec, uint16_t queues, uint32_t *win, char *err,
-			size_t errlen);
-/* Apply p->conf.rxmod to the running port (live); nothing on other types. */
-void sw_rxmod_apply(struct sw_port *p);
-/* Control thread, about once a second: interrupt rates (irqs_ps in port.show). */
-void sw_rxmod_rates(uint64_t now_ms);
-
 /* ---- config (config.c) ---- */
 /* Read the config file: settings go to sw.settings, ports to *ports (free() it). */
 int sw_config_read(struct sw_port_conf **ports, unsigned int *n, char *err, size_t errlen);
 /* Add the configured ports; those that fail stay listed in error. */
 void sw_config_add_ports(const struct sw_port_conf *ports, unsigned int n);
 int sw_config_save(char *err, size_t errlen);
-struct hv_ctl_vals;
-struct hv_ctl_val;
 /* A port from port.add's arguments (a config file's port object), checked by the API table. */
 int sw_port_conf_from_json(const cJSON *j, const char *cmd, struct sw_port_conf *conf,
 			   char *err, size_t errlen);
@@ -118,9 +133,12 @@ int sw_port_conf_from_json(const cJSON *j, const char *cmd, struct sw_port_conf 
 int sw_port_conf_from_vals(const struct hv_ctl_vals *v, const char *cmd,
 			   struct sw_port_conf *conf, char *err, size_t errlen);
 cJSON *sw_port_conf_to_json(const struct sw_port_conf *conf);
-/* The "rxmod" argument (number or string), checked, into @spec: 1 if given, 0 if not, -1. */
-int sw_rxmod_arg(const struct hv_ctl_val *v, uint16_t queues, char *spec, char *err,
-		 size_t errlen);
+/*
+ * -1 with a one-line error in @err if @v gives a key of another port type
+ * that is not @type's too ("CMD: 'KEY' is for TYPE ports"), else 0. Control thread.
+ */
+int sw_port_conf_foreign(const struct sw_port_ops *type, const struct hv_ctl_vals *v,
+			 const char *cmd, char *err, size_t errlen);
 
 /* ---- control socket (ctl.c) and telemetry (telemetry.c) ---- */
 struct hv_ctl_server *sw_ctl_start(char *err, size_t errlen);

@@ -4,7 +4,9 @@
  * the daemon refuses a bad value sent raw with the message hvctl gives
  * before sending it; an unknown key (the per-port mac_limit and rxq that the
  * docs once named) is answered with the valid keys; the config file's ports
- * are checked as port.add arguments; PMD placement per port works.
+ * are checked as port.add arguments; PMD placement per port works; a port
+ * type's own keys go to that type only and come back from the config file as
+ * they were given.
  */
 #include <check.h>
 #include <stdio.h>
@@ -148,6 +150,21 @@ START_TEST(pmd_placement)
 }
 END_TEST
 
+/* Whether the daemon's log contains text. */
+static bool
+log_has(const char *text)
+{
+	char log[8192];
+	FILE *f = fopen(D.log, "r");
+	size_t n;
+
+	ck_assert_ptr_nonnull(f);
+	n = fread(log, 1, sizeof(log) - 1, f);
+	fclose(f);
+	log[n] = '\0';
+	return strstr(log, text) != NULL;
+}
+
 /* The config file's port objects are port.add arguments: the same check, the same list. */
 START_TEST(config_port_keys)
 {
@@ -173,6 +190,85 @@ START_TEST(config_port_keys)
 }
 END_TEST
 
+/* The error of a refused call. */
+static void
+refused(const char *cmd, const char *args, const char *want)
+{
+	char err[512];
+
+	ck_assert_int_ne(hvsw_call(&D, NULL, err, sizeof(err), cmd, "%s", args), 0);
+	ck_assert_str_eq(err, want);
+}
+
+/*
+ * Each type's keys are its own (port.add, port.set), and its configuration
+ * survives a save and a restart key for key.
+ */
+START_TEST(type_keys)
+{
+	cJSON *before, *after;
+
+	ck_assert_int_eq(hvsw_start(&D, NULL), 0);
+	refused("port.add", "{\"name\":\"n0\",\"type\":\"ethdev\",\"devargs\":\"net_null0\","
+		"\"rxmod\":5}", "port.add: 'rxmod' is for vhost-user ports");
+	refused("port.add", "{\"name\":\"n0\",\"type\":\"ethdev\",\"devargs\":\"net_null0\","
+		"\"features\":\"mq\"}", "port.add: 'features' is for vhost-user ports");
+	refused("port.add", "{\"name\":\"v0\",\"devargs\":\"net_null0\"}",
+		"port.add: 'devargs' is for ethdev ports");
+	refused("port.add", "{\"name\":\"n0\",\"type\":\"ethdev\"}",
+		"port n0: an ethdev port needs devargs");
+	refused("port.add", "{\"name\":\"v0\",\"features\":\"mq,bogus\"}",
+		"port.add: unknown feature 'bogus' (known: mrg_rxbuf, indirect_desc, event_idx, "
+		"mq, csum, guest_csum, host_tso4, host_tso6, guest_tso4, guest_tso6, in_order)");
+	cJSON_Delete(hvsw_ok(&D, "port.add", "{\"name\":\"n0\",\"type\":\"ethdev\","
+				       "\"devargs\":\"net_null0\",\"vlan\":7}"));
+	cJSON_Delete(hvsw_ok(&D, "port.add", "{\"name\":\"v0\",\"queues\":2,"
+				       "\"features\":\"event_idx,mrg_rxbuf\",\"rxmod\":\"adaptive\"}"));
+	refused("port.set", "{\"name\":\"n0\",\"rxmod\":5}",
+		"port.set: 'rxmod' is for vhost-user ports");
+	cJSON_Delete(hvsw_ok(&D, "port.set", "{\"name\":\"v0\",\"rxmod\":\"0,1:30\"}"));
+	/* saved as given: the type's keys among the common ones */
+	ck_assert(config_has("\"type\":\t\"ethdev\",\n\t\t\t\"devargs\":\t\"net_null0\",\n"
+			     "\t\t\t\"queues\":\t1,\n\t\t\t\"vlan\":\t7"));
+	ck_assert(config_has("\"mode\":\t\"server\",\n\t\t\t\"features\":\t\"mrg_rxbuf,event_idx\","
+			     "\n\t\t\t\"rxmod\":\t\"0,1:30\",\n\t\t\t\"queues\":\t2"));
+	before = hvsw_ok(&D, "port.list", NULL);
+	ck_assert_int_eq(hvsw_stop(&D), 0);
+	ck_assert_int_eq(hvsw_start(&D, NULL), 0);
+	after = hvsw_ok(&D, "port.list", NULL);
+	ck_assert_msg(cJSON_Compare(before, after, true), "%s\n%s", cJSON_Print(before),
+		      cJSON_Print(after));
+	cJSON_Delete(before);
+	cJSON_Delete(after);
+}
+END_TEST
+
+/* --port is the default type's command-line port: its options, its errors. */
+START_TEST(cli_port)
+{
+	char sock[160], arg[200];
+	const cJSON *p;
+	cJSON *r;
+
+	snprintf(sock, sizeof(sock), "%s.cli.sock", D.config);
+	snprintf(arg, sizeof(arg), "%s,queues=2", sock);
+	ck_assert_int_eq(hvsw_start(&D, (const char *const[]){"--port", arg, NULL}), 0);
+	r = hvsw_ok(&D, "port.list", NULL);
+	p = cJSON_GetArrayItem(r, 0);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_str_eq(swh_str(p, "name"), "port0");
+	ck_assert_str_eq(swh_str(p, "type"), "vhost-user");
+	ck_assert_str_eq(swh_str(p, "socket"), sock);
+	ck_assert_int_eq((int)swh_num(p, "queues"), 2);
+	cJSON_Delete(r);
+	ck_assert_int_eq(hvsw_stop(&D), 0);
+	snprintf(arg, sizeof(arg), "%s,bogus", sock);
+	ck_assert_msg(hvsw_start(&D, (const char *const[]){"--port", arg, NULL}) != 0,
+		      "hvswitch kept running");
+	ck_assert(log_has("hvswitch: unknown --port option 'bogus'"));
+}
+END_TEST
+
 static Suite *
 make_suite(void)
 {
@@ -184,6 +280,8 @@ make_suite(void)
 	tcase_add_test(t, same_refusals);
 	tcase_add_test(t, pmd_placement);
 	tcase_add_test(t, config_port_keys);
+	tcase_add_test(t, type_keys);
+	tcase_add_test(t, cli_port);
 	suite_add_tcase(s, t);
 	return s;
 }
