@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-	meson ninja-build pkg-config gcc clang libclang-rt-14-dev
+	meson ninja-build pkg-config gcc clang clang-format libclang-rt-14-dev
 	dpdk dpdk-dev libdpdk-dev libcjson-dev check
 	python3 python3-pyelftools python3-scapy procps
 	qemu-system-x86 linux-image-cloud-amd64 busybox-static xz-utils cpio lz4 binutils

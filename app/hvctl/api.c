@@ -22,7 +22,8 @@ param_usage(FILE *out, const struct hv_ctl_param *p, bool kv)
 	if (p->positional)
 		fprintf(out, " %s%s%s", open, d->metavar, close);
 	else if (kv)
-		fprintf(out, " [%s=%s]", d->key, d->type == HV_CTL_T_BOOL ? "true|false" : d->metavar);
+		fprintf(out, " [%s=%s]", d->key,
+			d->type == HV_CTL_T_BOOL ? "true|false" : d->metavar);
 	else if (d->type == HV_CTL_T_BOOL)
 		fprintf(out, " %s--%s%s", open, d->key, close);
 	else
@@ -84,8 +85,9 @@ hvctl_api_group_usage(const struct hvctl_api_verb *verbs, const char *extra)
 		fputs(extra, out);
 	fputc('\n', out);
 	for (const struct hvctl_api_verb *v = verbs; v->words != NULL; v++)
-		fprintf(out, "  %-10s  %s\n", strchr(v->words, ' ') ? strchr(v->words, ' ') + 1 :
-				 v->words, hv_ctl_api_cmd(v->id)->help);
+		fprintf(out, "  %-10s  %s\n",
+			strchr(v->words, ' ') ? strchr(v->words, ' ') + 1 : v->words,
+			hv_ctl_api_cmd(v->id)->help);
 	fprintf(out, "\n'hvctl %s --help' lists a command's arguments.\n",
 		strchr(verbs->words, ' ') ? "GROUP VERB" : "VERB");
 	if (fclose(out) != 0) {
@@ -140,8 +142,9 @@ hvctl_api_args(const char *group, const struct hvctl_api_verb *v, int argc, char
 		if (d->params[i].positional)
 			continue;
 		optkey[n] = d->params[i].key;
-		opts[n] = (struct option){k->key, k->type == HV_CTL_T_BOOL ? optional_argument :
-							 required_argument, NULL, 256 + (int)n};
+		opts[n] = (struct option){
+			k->key, k->type == HV_CTL_T_BOOL ? optional_argument : required_argument,
+			NULL, 256 + (int)n};
 		n++;
 	}
 	opts[n] = (struct option){"help", no_argument, NULL, 'h'};
@@ -162,7 +165,8 @@ hvctl_api_args(const char *group, const struct hvctl_api_verb *v, int argc, char
 			cJSON_Delete(args);
 			return hvctl_opt_err(group, c, argv);
 		}
-		if (add_arg(args, group, v->words, optkey[c - 256], optarg ? optarg : "true") != 0) {
+		if (add_arg(args, group, v->words, optkey[c - 256], optarg ? optarg : "true") !=
+		    0) {
 			cJSON_Delete(args);
 			return 1;
 		}
@@ -194,7 +198,8 @@ hvctl_api_args(const char *group, const struct hvctl_api_verb *v, int argc, char
 
 		if (!v->kv) {
 			cJSON_Delete(args);
-			return hvctl_usage_err(group, "%s: unexpected argument '%s'", v->words, arg);
+			return hvctl_usage_err(group, "%s: unexpected argument '%s'", v->words,
+					       arg);
 		}
 		if (eq == NULL || eq == arg || eq[1] == '\0') {
 			cJSON_Delete(args);

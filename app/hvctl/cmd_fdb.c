@@ -15,7 +15,9 @@ static int
 fdb_show(struct hvctl *h, int argc, char **argv)
 {
 	static const struct hvctl_col cols[] = {
-		{"MAC", HVCTL_LEFT}, {"VLAN", HVCTL_RIGHT}, {"PORT", HVCTL_LEFT},
+		{"MAC", HVCTL_LEFT},
+		{"VLAN", HVCTL_RIGHT},
+		{"PORT", HVCTL_LEFT},
 		{"AGE(s)", HVCTL_RIGHT},
 	};
 	struct hvctl_table *t;
@@ -34,7 +36,8 @@ fdb_show(struct hvctl *h, int argc, char **argv)
 		return 0;
 	}
 	t = hvctl_table_new(cols, 4);
-	cJSON_ArrayForEach(e, res) {
+	cJSON_ArrayForEach(e, res)
+	{
 		const char *keys[] = {"mac", HV_CTL_KEY(VLAN), HV_CTL_KEY(PORT), "age_s"};
 		char buf[4][256];
 		const char *row[4];

@@ -9,12 +9,9 @@
 #define MAX_QUEUE_COLS 32
 
 const struct hvctl_api_verb hvctl_port_api[] = {
-	{"port add", HV_CTL_C_PORT_ADD, false},
-	{"port del", HV_CTL_C_PORT_DEL, false},
-	{"port list", HV_CTL_C_PORT_LIST, false},
-	{"port show", HV_CTL_C_PORT_SHOW, false},
-	{"port set", HV_CTL_C_PORT_SET, true},
-	{NULL, 0, false},
+	{"port add", HV_CTL_C_PORT_ADD, false},   {"port del", HV_CTL_C_PORT_DEL, false},
+	{"port list", HV_CTL_C_PORT_LIST, false}, {"port show", HV_CTL_C_PORT_SHOW, false},
+	{"port set", HV_CTL_C_PORT_SET, true},    {NULL, 0, false},
 };
 
 /* Print a port object: settings, then counters and queues when present. */
@@ -23,7 +20,9 @@ print_port(const cJSON *port)
 {
 	static const char *const skip[] = {"stats", "qps", NULL};
 	static const struct hvctl_col fixed[] = {
-		{"QP", HVCTL_RIGHT}, {"PMD", HVCTL_RIGHT}, {"DIR", HVCTL_LEFT},
+		{"QP", HVCTL_RIGHT},
+		{"PMD", HVCTL_RIGHT},
+		{"DIR", HVCTL_LEFT},
 	};
 	const cJSON *stats = cJSON_GetObjectItemCaseSensitive(port, "stats");
 	const cJSON *queues = cJSON_GetObjectItemCaseSensitive(port, "qps");
@@ -43,11 +42,13 @@ print_port(const cJSON *port)
 
 	/* Columns: QP PMD DIR, then every counter name seen, in order. */
 	memcpy(cols, fixed, sizeof(fixed));
-	cJSON_ArrayForEach(q, queues) {
+	cJSON_ArrayForEach(q, queues)
+	{
 		static const char *const dirs[] = {"rx", "tx"};
 
 		for (i = 0; i < 2; i++) {
-			cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(q, dirs[i])) {
+			cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(q, dirs[i]))
+			{
 				unsigned int k;
 
 				for (k = 0; k < nkeys; k++)
@@ -65,7 +66,8 @@ print_port(const cJSON *port)
 	t = hvctl_table_new(cols, 3 + nkeys);
 	if (t == NULL)
 		return;
-	cJSON_ArrayForEach(q, queues) {
+	cJSON_ArrayForEach(q, queues)
+	{
 		static const char *const dirs[] = {"rx", "tx"};
 
 		for (i = 0; i < 2; i++) {
@@ -77,12 +79,13 @@ print_port(const cJSON *port)
 			if (d == NULL)
 				continue;
 			row[0] = hvctl_cell(cJSON_GetObjectItemCaseSensitive(q, "qp"), buf[0], 64);
-			row[1] = hvctl_cell(cJSON_GetObjectItemCaseSensitive(q, HV_CTL_KEY(PMD)), buf[1],
-					    64);
+			row[1] = hvctl_cell(cJSON_GetObjectItemCaseSensitive(q, HV_CTL_KEY(PMD)),
+					    buf[1], 64);
 			row[2] = dirs[i];
 			for (k = 0; k < nkeys; k++)
-				row[3 + k] = hvctl_cell(cJSON_GetObjectItemCaseSensitive(d, keys[k]),
-							buf[3 + k], 64);
+				row[3 + k] =
+					hvctl_cell(cJSON_GetObjectItemCaseSensitive(d, keys[k]),
+						   buf[3 + k], 64);
 			hvctl_table_add(t, row);
 		}
 	}
@@ -139,12 +142,12 @@ static int
 port_list(struct hvctl *h, int argc, char **argv)
 {
 	static const struct hvctl_col cols[] = {
-		{"NAME", HVCTL_LEFT}, {"TYPE", HVCTL_LEFT}, {"STATE", HVCTL_LEFT},
-		{"QUEUES", HVCTL_RIGHT}, {"VLAN", HVCTL_RIGHT}, {"PMD", HVCTL_LEFT},
+		{"NAME", HVCTL_LEFT},           {"TYPE", HVCTL_LEFT},  {"STATE", HVCTL_LEFT},
+		{"QUEUES", HVCTL_RIGHT},        {"VLAN", HVCTL_RIGHT}, {"PMD", HVCTL_LEFT},
 		{"SOCKET/DEVARGS", HVCTL_LEFT},
 	};
-	const char *keys[] = {HV_CTL_KEY(NAME), HV_CTL_KEY(TYPE), "state", HV_CTL_KEY(QUEUES),
-			      HV_CTL_KEY(VLAN), HV_CTL_KEY(PMD)};
+	const char *keys[] = {HV_CTL_KEY(NAME),   HV_CTL_KEY(TYPE), "state",
+			      HV_CTL_KEY(QUEUES), HV_CTL_KEY(VLAN), HV_CTL_KEY(PMD)};
 	struct hvctl_table *t;
 	cJSON *args, *res;
 	const cJSON *p;
@@ -161,7 +164,8 @@ port_list(struct hvctl *h, int argc, char **argv)
 		return 0;
 	}
 	t = hvctl_table_new(cols, 7);
-	cJSON_ArrayForEach(p, res) {
+	cJSON_ArrayForEach(p, res)
+	{
 		const cJSON *where = cJSON_GetObjectItemCaseSensitive(p, HV_CTL_KEY(SOCKET));
 		char buf[7][512];
 		const char *row[7];

@@ -55,7 +55,8 @@ find_named(const cJSON *list, const char *key, const cJSON *like)
 	const cJSON *want = cJSON_GetObjectItemCaseSensitive(like, key);
 	const cJSON *e;
 
-	cJSON_ArrayForEach(e, list) {
+	cJSON_ArrayForEach(e, list)
+	{
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, key);
 
 		if (v != NULL && want != NULL && cJSON_Compare(v, want, true))
@@ -68,12 +69,12 @@ static void
 print_counters(const cJSON *res)
 {
 	static const struct hvctl_col pcols[] = {
-		{"PORT", HVCTL_LEFT}, {"RX_PKTS", HVCTL_RIGHT}, {"RX_BYTES", HVCTL_RIGHT},
+		{"PORT", HVCTL_LEFT},     {"RX_PKTS", HVCTL_RIGHT},  {"RX_BYTES", HVCTL_RIGHT},
 		{"TX_PKTS", HVCTL_RIGHT}, {"TX_BYTES", HVCTL_RIGHT}, {"DROPS", HVCTL_RIGHT},
 		{"IRQS", HVCTL_RIGHT},
 	};
 	static const struct hvctl_col mcols[] = {
-		{"LCORE", HVCTL_RIGHT}, {"BUSY%", HVCTL_RIGHT}, {"PACKETS", HVCTL_RIGHT},
+		{"LCORE", HVCTL_RIGHT},   {"BUSY%", HVCTL_RIGHT},      {"PACKETS", HVCTL_RIGHT},
 		{"BATCHES", HVCTL_RIGHT}, {"PKTS/BATCH", HVCTL_RIGHT},
 	};
 	const cJSON *ports = cJSON_GetObjectItemCaseSensitive(res, "ports");
@@ -88,8 +89,10 @@ print_counters(const cJSON *res)
 	t = hvctl_table_new(pcols, NKEYS + 1);
 	if (t == NULL)
 		return;
-	cJSON_ArrayForEach(p, ports) {
-		row[0] = hvctl_cell(cJSON_GetObjectItemCaseSensitive(p, HV_CTL_KEY(NAME)), buf[0], 64);
+	cJSON_ArrayForEach(p, ports)
+	{
+		row[0] = hvctl_cell(cJSON_GetObjectItemCaseSensitive(p, HV_CTL_KEY(NAME)), buf[0],
+				    64);
 		for (i = 0; i < NKEYS; i++) {
 			const cJSON *v = cJSON_GetObjectItemCaseSensitive(p, port_keys[i]);
 
@@ -114,7 +117,8 @@ print_counters(const cJSON *res)
 	t = hvctl_table_new(mcols, 5);
 	if (t == NULL)
 		return;
-	cJSON_ArrayForEach(p, pmds) {
+	cJSON_ArrayForEach(p, pmds)
+	{
 		double busy = hvctl_num(p, "busy_cycles"), tot = hvctl_num(p, "total_cycles");
 		double pkts = hvctl_num(p, "packets"), batches = hvctl_num(p, "batches");
 
@@ -155,11 +159,13 @@ rates(const cJSON *prev, const cJSON *cur, double dt)
 	unsigned int i;
 
 	cJSON_AddNumberToObject(out, "interval_s", round(dt * 1000) / 1000);
-	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(cur, "ports")) {
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(cur, "ports"))
+	{
 		const cJSON *name = cJSON_GetObjectItemCaseSensitive(p, HV_CTL_KEY(NAME));
 		cJSON *o;
 
-		q = find_named(cJSON_GetObjectItemCaseSensitive(prev, "ports"), HV_CTL_KEY(NAME), p);
+		q = find_named(cJSON_GetObjectItemCaseSensitive(prev, "ports"), HV_CTL_KEY(NAME),
+			       p);
 		if (q == NULL)
 			continue; /* new port: rates from the next sample on */
 		o = cJSON_CreateObject();
@@ -173,7 +179,8 @@ rates(const cJSON *prev, const cJSON *cur, double dt)
 			cJSON_AddNumberToObject(o, rate_keys[i], round(d));
 		}
 	}
-	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(cur, "pmds")) {
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(cur, "pmds"))
+	{
 		double busy, tot, pkts, batches;
 		cJSON *o;
 
@@ -186,9 +193,9 @@ rates(const cJSON *prev, const cJSON *cur, double dt)
 		batches = delta(p, q, "batches");
 		o = cJSON_CreateObject();
 		cJSON_AddItemToArray(pmds, o);
-		cJSON_AddItemToObject(o, "lcore",
-				      cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(p, "lcore"),
-						      true));
+		cJSON_AddItemToObject(
+			o, "lcore",
+			cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(p, "lcore"), true));
 		cJSON_AddNumberToObject(o, "busy_pct",
 					round(tot > 0 ? 1000.0 * busy / tot : 0) / 10);
 		cJSON_AddNumberToObject(o, "pkts_per_batch",
@@ -201,12 +208,14 @@ static void
 print_rates(const cJSON *r)
 {
 	static const struct hvctl_col pcols[] = {
-		{"PORT", HVCTL_LEFT}, {"RX_PPS", HVCTL_RIGHT}, {"RX_BIT/S", HVCTL_RIGHT},
+		{"PORT", HVCTL_LEFT},    {"RX_PPS", HVCTL_RIGHT},   {"RX_BIT/S", HVCTL_RIGHT},
 		{"TX_PPS", HVCTL_RIGHT}, {"TX_BIT/S", HVCTL_RIGHT}, {"DROPS/S", HVCTL_RIGHT},
 		{"IRQS/S", HVCTL_RIGHT},
 	};
 	static const struct hvctl_col mcols[] = {
-		{"LCORE", HVCTL_RIGHT}, {"BUSY%", HVCTL_RIGHT}, {"PKTS/BATCH", HVCTL_RIGHT},
+		{"LCORE", HVCTL_RIGHT},
+		{"BUSY%", HVCTL_RIGHT},
+		{"PKTS/BATCH", HVCTL_RIGHT},
 	};
 	static const char *const keys[] = {
 		"rx_pps", "rx_bps", "tx_pps", "tx_bps", "drops_ps", "irqs_ps",
@@ -223,8 +232,10 @@ print_rates(const cJSON *r)
 	t = hvctl_table_new(pcols, NKEYS + 1);
 	if (t == NULL)
 		return;
-	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(r, "ports")) {
-		row[0] = hvctl_cell(cJSON_GetObjectItemCaseSensitive(p, HV_CTL_KEY(NAME)), buf[0], 64);
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(r, "ports"))
+	{
+		row[0] = hvctl_cell(cJSON_GetObjectItemCaseSensitive(p, HV_CTL_KEY(NAME)), buf[0],
+				    64);
 		for (i = 0; i < NKEYS; i++) {
 			total[i] += hvctl_num(p, keys[i]);
 			row[i + 1] = hvctl_si(hvctl_num(p, keys[i]), buf[i + 1], 64);
@@ -244,7 +255,8 @@ print_rates(const cJSON *r)
 	t = hvctl_table_new(mcols, 3);
 	if (t == NULL)
 		return;
-	cJSON_ArrayForEach(p, pmds) {
+	cJSON_ArrayForEach(p, pmds)
+	{
 		row[0] = hvctl_cell(cJSON_GetObjectItemCaseSensitive(p, "lcore"), buf[0], 64);
 		snprintf(buf[1], 64, "%.1f", hvctl_num(p, "busy_pct"));
 		row[1] = buf[1];
@@ -373,16 +385,20 @@ hvctl_cmd_stats(struct hvctl *h, int argc, char **argv)
 			watching = true;
 			if (optarg != NULL) {
 				if (!parse_seconds(optarg, &interval))
-					return hvctl_usage_err("stats", "stats: --watch: '%s' is "
-							       "not 0.01..86400 seconds", optarg);
+					return hvctl_usage_err("stats",
+							       "stats: --watch: '%s' is "
+							       "not 0.01..86400 seconds",
+							       optarg);
 			} else if (optind < argc && parse_seconds(argv[optind], &interval)) {
 				optind++; /* "--watch 5": take the next word */
 			}
 			break;
 		case 'c':
 			if (hvctl_parse_uint(optarg, 1, ~0ULL, &count) < 0)
-				return hvctl_usage_err("stats", "stats: --count: '%s' is not a "
-						       "positive integer", optarg);
+				return hvctl_usage_err("stats",
+						       "stats: --count: '%s' is not a "
+						       "positive integer",
+						       optarg);
 			break;
 		case 'h':
 			fputs(stats_usage, stdout);

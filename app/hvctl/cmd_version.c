@@ -49,8 +49,8 @@ hvctl_cmd_version(struct hvctl *h, int argc, char **argv)
 	printf("hvswitch %s\n",
 	       hvctl_cell(cJSON_GetObjectItemCaseSensitive(res, "version"), buf, sizeof(buf)));
 	if (cJSON_GetObjectItemCaseSensitive(res, "dpdk") != NULL)
-		printf("%s\n", hvctl_cell(cJSON_GetObjectItemCaseSensitive(res, "dpdk"), buf,
-					  sizeof(buf)));
+		printf("%s\n",
+		       hvctl_cell(cJSON_GetObjectItemCaseSensitive(res, "dpdk"), buf, sizeof(buf)));
 	cJSON_Delete(res);
 	return 0;
 }

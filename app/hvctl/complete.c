@@ -14,7 +14,9 @@
 #define MAX_WORDS 64
 
 static const struct hvctl_api_verb *const groups[] = {
-	hvctl_port_api, hvctl_fdb_api, hvctl_config_api,
+	hvctl_port_api,
+	hvctl_fdb_api,
+	hvctl_config_api,
 };
 
 static void
@@ -88,7 +90,8 @@ offer_args(const struct hvctl_api_verb *v, const char *prev, const char *cur)
 			offer_values(d->params[i].key, "", cur);
 			return;
 		}
-		if (v->kv && eq != NULL && (size_t)(eq - cur) == kl && strncmp(cur, k->key, kl) == 0) {
+		if (v->kv && eq != NULL && (size_t)(eq - cur) == kl &&
+		    strncmp(cur, k->key, kl) == 0) {
 			snprintf(buf, sizeof(buf), "%s=", k->key);
 			offer_values(d->params[i].key, buf, cur);
 			return;

@@ -31,9 +31,9 @@ struct hvctl_verb {
  * its options, positional words and help come from the table.
  */
 struct hvctl_api_verb {
-	const char *words;  /**< "port add"; NULL ends a list */
-	int id;             /**< enum hv_ctl_cmd_id */
-	bool kv;            /**< arguments as KEY=VALUE words ("port set"), not --KEY VALUE */
+	const char *words; /**< "port add"; NULL ends a list */
+	int id;            /**< enum hv_ctl_cmd_id */
+	bool kv;           /**< arguments as KEY=VALUE words ("port set"), not --KEY VALUE */
 };
 
 /**
@@ -89,8 +89,7 @@ void hvctl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * stderr, one line.
  * @return 1, the exit code
  */
-int hvctl_usage_err(const char *what, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+int hvctl_usage_err(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /**
  * Report a getopt_long() error (c is ':' or '?'; the option string began with
@@ -133,7 +132,10 @@ void hvctl_print_json(FILE *out, const cJSON *v);
 const char *hvctl_cell(const cJSON *v, char *buf, size_t len);
 
 /** Column alignment. */
-enum hvctl_align { HVCTL_LEFT, HVCTL_RIGHT };
+enum hvctl_align {
+	HVCTL_LEFT,
+	HVCTL_RIGHT
+};
 
 /** A table column. */
 struct hvctl_col {

@@ -71,8 +71,7 @@ main(int argc, char **argv)
 
 	/* bash's `complete -C hvctl hvctl` runs us with the line being typed */
 	if (getenv("COMP_LINE") != NULL && getenv("COMP_POINT") != NULL) {
-		hvctl_complete(verbs, getenv("COMP_LINE"),
-			       strtoul(getenv("COMP_POINT"), NULL, 10));
+		hvctl_complete(verbs, getenv("COMP_LINE"), strtoul(getenv("COMP_POINT"), NULL, 10));
 		return 0;
 	}
 	if (h.socket == NULL || h.socket[0] == '\0')

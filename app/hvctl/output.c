@@ -151,7 +151,8 @@ hvctl_cell(const cJSON *v, char *buf, size_t len)
 		cell_scalar(v, buf, len);
 		return buf;
 	}
-	cJSON_ArrayForEach(e, v) {
+	cJSON_ArrayForEach(e, v)
+	{
 		if (cJSON_IsArray(e) || cJSON_IsObject(e)) {
 			cell_scalar(v, buf, len);
 			return buf;
@@ -162,7 +163,8 @@ hvctl_cell(const cJSON *v, char *buf, size_t len)
 		snprintf(buf, len, "-");
 		return buf;
 	}
-	cJSON_ArrayForEach(e, v) {
+	cJSON_ArrayForEach(e, v)
+	{
 		if (off + 1 >= len)
 			break;
 		if (off > 0)
@@ -294,15 +296,17 @@ hvctl_print_kv(FILE *out, const cJSON *obj, int indent, const char *const *skip)
 	char buf[1024];
 	int w = 0;
 
-	cJSON_ArrayForEach(m, obj) {
+	cJSON_ArrayForEach(m, obj)
+	{
 		if (m->string != NULL && !skipped(m->string, skip) && (int)strlen(m->string) > w)
 			w = (int)strlen(m->string);
 	}
-	cJSON_ArrayForEach(m, obj) {
+	cJSON_ArrayForEach(m, obj)
+	{
 		if (m->string == NULL || skipped(m->string, skip))
 			continue;
-		fprintf(out, "%*s%s:%*s %s\n", indent, "", m->string,
-			w - (int)strlen(m->string), "", hvctl_cell(m, buf, sizeof(buf)));
+		fprintf(out, "%*s%s:%*s %s\n", indent, "", m->string, w - (int)strlen(m->string),
+			"", hvctl_cell(m, buf, sizeof(buf)));
 	}
 }
 

@@ -181,7 +181,8 @@ parse(struct sw_port_conf *ports, unsigned int *n, char *err, size_t errlen)
 		at++;
 	free(text);
 	if (root == NULL) {
-		snprintf(err, errlen, "config %s: invalid JSON at byte offset %zu", sw.config_path, at);
+		snprintf(err, errlen, "config %s: invalid JSON at byte offset %zu", sw.config_path,
+			 at);
 		goto out;
 	}
 	if (!cJSON_IsObject(root)) {
@@ -193,15 +194,16 @@ parse(struct sw_port_conf *ports, unsigned int *n, char *err, size_t errlen)
 			 sw.config_path, at);
 		goto out;
 	}
-	if (settings_from_json(cJSON_GetObjectItemCaseSensitive(root, "settings"), err,
-			       errlen) != 0)
+	if (settings_from_json(cJSON_GetObjectItemCaseSensitive(root, "settings"), err, errlen) !=
+	    0)
 		goto out;
 	list = cJSON_GetObjectItemCaseSensitive(root, "ports");
 	if (list != NULL && !cJSON_IsArray(list)) {
 		snprintf(err, errlen, "config %s: 'ports' must be an array", sw.config_path);
 		goto out;
 	}
-	cJSON_ArrayForEach(it, list) {
+	cJSON_ArrayForEach(it, list)
+	{
 		if (*n == SW_MAX_PORTS) {
 			snprintf(err, errlen, "config %s: more than %d ports", sw.config_path,
 				 SW_MAX_PORTS);

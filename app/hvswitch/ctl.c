@@ -43,10 +43,9 @@ cmd_port_add(void *ctx, const cJSON *args, cJSON **result, char *err, size_t err
 
 	RTE_SET_USED(ctx);
 	/* what reaches the host (files, interfaces, sockets) is root's */
-	if (!sw_ctl_port_add_allowed(args, hv_ctl_current_peer()->role, sw.run_dir, err,
-				     errlen) ||
-	    sw_port_conf_from_vals(hv_ctl_current_vals(), HV_CTL_CMD(PORT_ADD), &c, err,
-				   errlen) != 0 ||
+	if (!sw_ctl_port_add_allowed(args, hv_ctl_current_peer()->role, sw.run_dir, err, errlen) ||
+	    sw_port_conf_from_vals(hv_ctl_current_vals(), HV_CTL_CMD(PORT_ADD), &c, err, errlen) !=
+		    0 ||
 	    sw_port_add(&c, false, err, errlen) != 0)
 		return -1;
 	if (sw_config_save(serr, sizeof(serr)) != 0) {
@@ -162,8 +161,7 @@ cmd_port_set(void *ctx, const cJSON *args, cJSON **result, char *err, size_t err
 		memcpy(p->conf.priv, c.priv, sizeof(c.priv));
 		p->ops->ctl->conf_apply(p);
 	}
-	if ((vlan->set || trunk_v->set) &&
-	    sw_port_set_vlan(p, new_vlan, trunk, err, errlen) != 0)
+	if ((vlan->set || trunk_v->set) && sw_port_set_vlan(p, new_vlan, trunk, err, errlen) != 0)
 		return -1;
 	if (pmd->set &&
 	    sw_port_set_pmd(p, pmd->u == HV_CTL_AUTO ? -1 : (int)pmd->u, err, errlen) != 0)
@@ -204,9 +202,9 @@ fdb_entry_json(const struct hv_fdb_entry *e, void *arg)
 	cJSON_AddNumberToObject(o, HV_CTL_KEY(VLAN), e->key.vlan);
 	cJSON_AddStringToObject(o, HV_CTL_KEY(PORT),
 				sw.ports[e->port] ? sw.ports[e->port]->conf.name : "?");
-	cJSON_AddNumberToObject(o, "age_s",
-				(double)(w->now_ms > e->last_seen_ms ? w->now_ms - e->last_seen_ms : 0) /
-					1000.0);
+	cJSON_AddNumberToObject(
+		o, "age_s",
+		(double)(w->now_ms > e->last_seen_ms ? w->now_ms - e->last_seen_ms : 0) / 1000.0);
 	cJSON_AddItemToArray(w->arr, o);
 	return 0;
 }
@@ -332,15 +330,15 @@ cmd_config_save(void *ctx, const cJSON *args, cJSON **result, char *err, size_t 
 }
 
 /* Every handler runs under sw.lock (telemetry reads the same state). */
-#define LOCKED(fn)                                                                       \
-	static int fn##_locked(void *ctx, const cJSON *args, cJSON **result, char *err,   \
-			       size_t errlen)                                             \
-	{                                                                                \
-		int rc;                                                                  \
-		pthread_mutex_lock(&sw.lock);                                            \
-		rc = fn(ctx, args, result, err, errlen);                                 \
-		pthread_mutex_unlock(&sw.lock);                                          \
-		return rc;                                                               \
+#define LOCKED(fn)                                                                                 \
+	static int fn##_locked(void *ctx, const cJSON *args, cJSON **result, char *err,            \
+			       size_t errlen)                                                      \
+	{                                                                                          \
+		int rc;                                                                            \
+		pthread_mutex_lock(&sw.lock);                                                      \
+		rc = fn(ctx, args, result, err, errlen);                                           \
+		pthread_mutex_unlock(&sw.lock);                                                    \
+		return rc;                                                                         \
 	}
 LOCKED(cmd_version)
 LOCKED(cmd_port_add)

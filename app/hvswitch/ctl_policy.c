@@ -26,8 +26,8 @@ static const struct {
 	{"net_tap", tap_keys},
 };
 
-#define DEVARGS_HELP                                                                     \
-	"the admin group may use net_nullN[,size=,copy=,no-rx=], net_ringN, "             \
+#define DEVARGS_HELP                                                                               \
+	"the admin group may use net_nullN[,size=,copy=,no-rx=], net_ringN, "                      \
 	"net_tapN[,mac=]; other drivers and keys reach host files or interfaces: root only"
 
 static bool
@@ -112,8 +112,8 @@ socket_ok(const char *sock, const char *run_dir)
 }
 
 bool
-sw_ctl_port_add_allowed(const cJSON *args, enum hv_ctl_role role, const char *run_dir,
-			char *err, size_t errlen)
+sw_ctl_port_add_allowed(const cJSON *args, enum hv_ctl_role role, const char *run_dir, char *err,
+			size_t errlen)
 {
 	const cJSON *type, *v;
 
@@ -128,8 +128,8 @@ sw_ctl_port_add_allowed(const cJSON *args, enum hv_ctl_role role, const char *ru
 			return true;
 		snprintf(err, errlen,
 			 "%s: a vhost-user socket outside %s is root's: the admin group "
-			 "may use %s/NAME.sock (NAME of [A-Za-z0-9._-])", HV_CTL_CMD(PORT_ADD),
-			 run_dir, run_dir);
+			 "may use %s/NAME.sock (NAME of [A-Za-z0-9._-])",
+			 HV_CTL_CMD(PORT_ADD), run_dir, run_dir);
 		return false;
 	}
 	if (strcmp(type->valuestring, hv_ctl_api_word(HV_CTL_K_TYPE, HV_CTL_TYPE_ETHDEV)) != 0)

@@ -34,13 +34,13 @@
 #define SW_DP_MAX_TYPES 4
 
 /* Why the switch dropped a frame (beyond what a port driver counts). */
-#define SW_DROP_REASONS(X)                                                    \
-	X(RUNT, "runt")                 /* shorter than an Ethernet header */  \
-	X(BAD_SRC, "bad_src")           /* multicast source address */          \
-	X(VLAN, "vlan")                 /* tagged (802.1Q/ad) on an access port */ \
-	X(SAME_PORT, "same_port")       /* destination is where it came from */ \
-	X(NO_MBUF, "no_mbuf")           /* no mbuf for a flood copy or a tag */ \
-	X(TX_FULL, "tx_full")           /* the destination did not take it */
+#define SW_DROP_REASONS(X)                                                                         \
+	X(RUNT, "runt")           /* shorter than an Ethernet header */                            \
+	X(BAD_SRC, "bad_src")     /* multicast source address */                                   \
+	X(VLAN, "vlan")           /* tagged (802.1Q/ad) on an access port */                       \
+	X(SAME_PORT, "same_port") /* destination is where it came from */                          \
+	X(NO_MBUF, "no_mbuf")     /* no mbuf for a flood copy or a tag */                          \
+	X(TX_FULL, "tx_full")     /* the destination did not take it */
 
 enum sw_drop {
 #define SW_X(id, name) SW_DROP_##id,
@@ -79,9 +79,9 @@ struct sw_port_conf {
 	char name[SW_NAME_MAX];
 	const struct sw_port_ops *type; /* a registered type (sw.h) */
 	uint16_t queues;
-	uint16_t vlan;      /* access VLAN, 0 = the untagged domain */
-	bool trunk;         /* carries every VLAN tagged (uplinks) */
-	int pmd;            /* pinned PMD index, -1 = round-robin */
+	uint16_t vlan; /* access VLAN, 0 = the untagged domain */
+	bool trunk;    /* carries every VLAN tagged (uplinks) */
+	int pmd;       /* pinned PMD index, -1 = round-robin */
 	/* the type's own, each type asserting that its struct fits */
 	uint8_t priv[SW_PORT_CONF_PRIV] __rte_aligned(16);
 };
@@ -200,13 +200,14 @@ struct sw_pmd {
 	uint64_t batches;
 	/* idle sleep (pmd_sleep.c) */
 	struct sw_sleeper *sleeper;
-	int wake_fd;             /* written when its queue list changes */
+	int wake_fd; /* written when its queue list changes */
 	uint64_t sleeps;
-	uint64_t wakeups_kick;   /* woken by a queue's wake-up */
+	uint64_t wakeups_kick; /* woken by a queue's wake-up */
 	uint64_t wakeups_timeout;
-	uint64_t sleep_aborts;   /* idle, but could not sleep (work found, a queue that cannot wake it) */
+	/* idle, but could not sleep (work found, a queue that cannot wake it) */
+	uint64_t sleep_aborts;
 	uint64_t slept_cycles;
-	uint64_t last_wake_tsc;  /* TSC when the last sleep ended (wake-up latency tests) */
+	uint64_t last_wake_tsc; /* TSC when the last sleep ended (wake-up latency tests) */
 } __rte_cache_aligned;
 
 /* The data path's context: what a PMD and the switching step use. */

@@ -300,7 +300,8 @@ flood(struct sw_l2_ctx *c, struct sw_port *in, struct rte_mbuf *m, uint16_t vlan
 		deliver(c, targets[i], copy, vlan, tagged);
 	}
 	/* the last target takes our own reference; retag needs it unshared */
-	if (rte_mbuf_refcnt_read(m) > 1 && tag_change(v->ports[targets[n - 1]], vlan, tagged) != 0) {
+	if (rte_mbuf_refcnt_read(m) > 1 &&
+	    tag_change(v->ports[targets[n - 1]], vlan, tagged) != 0) {
 		struct rte_mbuf *copy = rte_pktmbuf_copy(m, c->mp, 0, UINT32_MAX);
 
 		rte_pktmbuf_free(m);
@@ -344,7 +345,8 @@ sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 		cnt->rx_bytes += m->pkt_len;
 		/* a guest's offload request is checked before anything relies on it */
 		if (unlikely(hv_offload_mbuf_has_hdr(m))) {
-			enum hv_offload_drop bad = hv_offload_check(m, hv_offload_mbuf_hdr(m), NULL);
+			enum hv_offload_drop bad =
+				hv_offload_check(m, hv_offload_mbuf_hdr(m), NULL);
 
 			if (bad != HV_OFFLOAD_DROP__NONE) {
 				cnt->off.drops[bad]++;
@@ -373,9 +375,10 @@ sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 				rte_pktmbuf_free(m);
 				continue;
 			}
-			dom = tag ? (rte_be_to_cpu_16(((const struct rte_vlan_hdr *)(eth + 1))->vlan_tci) &
-				     0xfff) :
-				    0;
+			dom = tag ? (rte_be_to_cpu_16(
+					     ((const struct rte_vlan_hdr *)(eth + 1))->vlan_tci) &
+				     0xfff)
+				  : 0;
 		} else if (unlikely(is_tagged(eth))) {
 			/*
 			 * A guest may not pick its VLAN: a tag of its own would

@@ -236,8 +236,8 @@ parse_args(struct options *o, int argc, char **argv)
 				return -1;
 			break;
 		case 'M':
-			if (parse_uint("--guest-mem-limit", optarg, 1,
-				       sw_vhost_mem_limit_max >> 20, &v) != 0)
+			if (parse_uint("--guest-mem-limit", optarg, 1, sw_vhost_mem_limit_max >> 20,
+				       &v) != 0)
 				return -1;
 			sw_vhost_mem_limit = v << 20;
 			break;
@@ -298,7 +298,7 @@ pmds_init(void)
 	unsigned int lcore;
 
 	sw.n_pmds = 0;
-	RTE_LCORE_FOREACH_WORKER(lcore) {
+	RTE_LCORE_FOREACH_WORKER (lcore) {
 		if (sw.n_pmds == SW_MAX_PMDS)
 			break;
 		sw.pmds[sw.n_pmds] = (struct sw_pmd){
@@ -486,8 +486,8 @@ main(int argc, char **argv)
 		goto out_stop;
 	for (unsigned int i = 0; i < sw.n_pmds; i++)
 		rte_eal_remote_launch(sw_dp_pmd_main, &sw.pmds[i], sw.pmds[i].lcore);
-	printf("hvswitch %s: %u PMD(s), control socket %s/hvswitch.sock\n", HV_VERSION,
-	       sw.n_pmds, sw.run_dir);
+	printf("hvswitch %s: %u PMD(s), control socket %s/hvswitch.sock\n", HV_VERSION, sw.n_pmds,
+	       sw.run_dir);
 	fflush(stdout);
 	control_loop(ctl);
 	HV_LOG(INFO, "stopping");

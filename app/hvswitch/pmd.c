@@ -62,7 +62,8 @@ static struct sw_rxq_list *
 list_alloc(void)
 {
 	return rte_zmalloc("sw_rxqs",
-			   sizeof(struct sw_rxq_list) + sizeof(struct sw_rxq) * SW_MAX_PORTS * SW_MAX_QUEUES,
+			   sizeof(struct sw_rxq_list) +
+				   sizeof(struct sw_rxq) * SW_MAX_PORTS * SW_MAX_QUEUES,
 			   RTE_CACHE_LINE_SIZE);
 }
 

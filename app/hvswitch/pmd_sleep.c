@@ -28,10 +28,10 @@
 #define SLEEP_MAX_MS 100
 
 struct watched {
-	struct sw_port *port; /* valid only while we are online and it is in our list */
+	struct sw_port *port;          /* valid only while we are online and it is in our list */
 	const struct sw_port_ops *ops; /* its type's (static: valid after the port went) */
 	uint16_t q;
-	int fd;               /* the queue's wake-up fd (sleep_arm), ours to close */
+	int fd; /* the queue's wake-up fd (sleep_arm), ours to close */
 };
 
 struct sw_sleeper {

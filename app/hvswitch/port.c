@@ -24,8 +24,8 @@ const struct sw_port_ops *
 sw_port_type_find(const char *name)
 {
 	for (unsigned int i = 0; i < n_port_types; i++)
-		if (name != NULL ? strcmp(port_types[i]->type, name) == 0 :
-				   port_types[i]->ctl->is_default)
+		if (name != NULL ? strcmp(port_types[i]->type, name) == 0
+				 : port_types[i]->ctl->is_default)
 			return port_types[i];
 	return NULL;
 }
@@ -246,10 +246,10 @@ sw_port_totals(const struct sw_port *p, struct sw_counters *out)
 		out->tx_bytes += __atomic_load_n(&c->tx_bytes, __ATOMIC_RELAXED);
 		for (int d = 0; d < SW_DROP__MAX; d++)
 			out->drops[d] += __atomic_load_n(&c->drops[d], __ATOMIC_RELAXED);
-		out->learn_refused.limit += __atomic_load_n(&c->learn_refused.limit,
-							    __ATOMIC_RELAXED);
-		out->learn_refused.budget += __atomic_load_n(&c->learn_refused.budget,
-							     __ATOMIC_RELAXED);
+		out->learn_refused.limit +=
+			__atomic_load_n(&c->learn_refused.limit, __ATOMIC_RELAXED);
+		out->learn_refused.budget +=
+			__atomic_load_n(&c->learn_refused.budget, __ATOMIC_RELAXED);
 		out->off.passthrough += __atomic_load_n(&c->off.passthrough, __ATOMIC_RELAXED);
 		out->off.hw_offload += __atomic_load_n(&c->off.hw_offload, __ATOMIC_RELAXED);
 		out->off.segmented += __atomic_load_n(&c->off.segmented, __ATOMIC_RELAXED);
@@ -314,8 +314,10 @@ sw_port_json(const struct sw_port *p, bool details)
 	uint64_t drv_drops = 0, irqs = 0, drops = 0;
 	cJSON *st;
 
-	cJSON_AddStringToObject(o, "state", !p->running ? "error" :
-					    p->ops->link_up(p) ? "up" : "down");
+	cJSON_AddStringToObject(o, "state",
+				!p->running          ? "error"
+				: p->ops->link_up(p) ? "up"
+						     : "down");
 	if (p->error[0] != '\0')
 		cJSON_AddStringToObject(o, "error", p->error);
 	cJSON_AddNumberToObject(o, "macs", hv_fdb_count(sw.fdb, p->idx));

@@ -133,8 +133,8 @@ eth_open(struct sw_port *p, char *err, size_t errlen)
 		rc = rte_eth_rx_queue_setup(id, q, ETH_RING_SIZE, rte_eth_dev_socket_id(id), NULL,
 					    sw.mp);
 		if (rc == 0)
-			rc = rte_eth_tx_queue_setup(id, q, ETH_RING_SIZE,
-						    rte_eth_dev_socket_id(id), NULL);
+			rc = rte_eth_tx_queue_setup(id, q, ETH_RING_SIZE, rte_eth_dev_socket_id(id),
+						    NULL);
 	}
 	if (rc == 0)
 		rc = rte_eth_dev_start(id);

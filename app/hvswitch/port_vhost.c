@@ -55,9 +55,11 @@ features_parse(const char *list, const char *cmd, uint64_t *out, char *err, size
 			if (strcmp(tok, feature_names[i].name) == 0)
 				break;
 		if (i == RTE_DIM(feature_names)) {
-			snprintf(err, errlen, "%s: unknown feature '%s' (known: mrg_rxbuf, "
+			snprintf(err, errlen,
+				 "%s: unknown feature '%s' (known: mrg_rxbuf, "
 				 "indirect_desc, event_idx, mq, csum, guest_csum, host_tso4, "
-				 "host_tso6, guest_tso4, guest_tso6, in_order)", cmd, tok);
+				 "host_tso6, guest_tso4, guest_tso6, in_order)",
+				 cmd, tok);
 			return -1;
 		}
 		*out |= feature_names[i].bit;
@@ -80,8 +82,8 @@ features_format(uint64_t f, char *buf, size_t len)
 
 /* ---- configuration (struct sw_port_conf.priv) ---- */
 
-static const int vhost_keys[] = {HV_CTL_K_SOCKET, HV_CTL_K_MODE, HV_CTL_K_FEATURES,
-				 HV_CTL_K_RXMOD, HV_CTL_K__MAX};
+static const int vhost_keys[] = {HV_CTL_K_SOCKET, HV_CTL_K_MODE, HV_CTL_K_FEATURES, HV_CTL_K_RXMOD,
+				 HV_CTL_K__MAX};
 
 /* The "rxmod" argument (number or string), checked, into @spec; 0 if not given. */
 static int
@@ -126,8 +128,8 @@ vhost_conf_json(const struct sw_port_conf *c, cJSON *o)
 
 	cJSON_AddStringToObject(o, HV_CTL_KEY(SOCKET), vc->socket);
 	cJSON_AddStringToObject(o, HV_CTL_KEY(MODE),
-				hv_ctl_api_word(HV_CTL_K_MODE, vc->client ? HV_CTL_MODE_CLIENT :
-									    HV_CTL_MODE_SERVER));
+				hv_ctl_api_word(HV_CTL_K_MODE, vc->client ? HV_CTL_MODE_CLIENT
+									  : HV_CTL_MODE_SERVER));
 	if (vc->features != 0) {
 		char f[256];
 
@@ -188,9 +190,8 @@ vhost_conf_check(struct sw_port_conf *c, char *err, size_t errlen)
 {
 	struct sw_vhost_conf *vc = sw_vhost_conf(c);
 
-	if (vc->socket[0] == '\0' &&
-	    (size_t)snprintf(vc->socket, sizeof(vc->socket), "%s/%s.sock", sw.run_dir, c->name) >=
-		    sizeof(vc->socket)) {
+	if (vc->socket[0] == '\0' && (size_t)snprintf(vc->socket, sizeof(vc->socket), "%s/%s.sock",
+						      sw.run_dir, c->name) >= sizeof(vc->socket)) {
 		snprintf(err, errlen, "port %s: socket path too long", c->name);
 		return -1;
 	}
@@ -199,8 +200,8 @@ vhost_conf_check(struct sw_port_conf *c, char *err, size_t errlen)
 
 		if (o != NULL && o->ops == &sw_port_vhost_ops &&
 		    strcmp(sw_vhost_conf_c(&o->conf)->socket, vc->socket) == 0) {
-			snprintf(err, errlen, "port %s: socket %s is port %s's", c->name, vc->socket,
-				 o->conf.name);
+			snprintf(err, errlen, "port %s: socket %s is port %s's", c->name,
+				 vc->socket, o->conf.name);
 			return -1;
 		}
 	}
@@ -233,8 +234,8 @@ vhost_open(struct sw_port *p, char *err, size_t errlen)
 	v->dev = hv_vhost_port_create(&c);
 	if (v->dev == NULL) {
 		snprintf(err, errlen, "port %s: socket %s: %s", p->conf.name, vc->socket,
-			 rte_errno == EADDRINUSE ? "in use by another process" :
-						   strerror(rte_errno));
+			 rte_errno == EADDRINUSE ? "in use by another process"
+						 : strerror(rte_errno));
 		goto fail;
 	}
 	if (sw_rxmod_open(p) != 0) {

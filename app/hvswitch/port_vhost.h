@@ -51,8 +51,7 @@ sw_vhost(const struct sw_port *p)
 
 /* ---- interrupt moderation (rxmod.c) ---- */
 /* Windows per queue (µs or HV_RXMOD_ADAPTIVE) from "US|adaptive[,Q:US|adaptive]...". */
-int sw_rxmod_spec_parse(const char *spec, uint16_t queues, uint32_t *win, char *err,
-			size_t errlen);
+int sw_rxmod_spec_parse(const char *spec, uint16_t queues, uint32_t *win, char *err, size_t errlen);
 /* Apply the port's configured rxmod to it (live); nothing while it is not running. */
 void sw_rxmod_apply(struct sw_port *p);
 /* Control thread, about once a second: interrupt rates (irqs_ps in port.show). */

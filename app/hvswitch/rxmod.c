@@ -37,9 +37,9 @@ _Static_assert(HV_CTL_RXMOD_MAX_US == HV_RXMOD_MAX_US, "hv_ctl_api.h: rxmod");
 struct sw_rxmod {
 	struct hv_rxmod_queue q[HV_VHOST_MAX_QUEUE_PAIRS][2]; /* by queue pair, direction */
 	/* interrupt rate, sampled by the control thread */
-	uint64_t rate_irqs;   /* callfd writes at the last sample */
-	uint64_t rate_ms;     /* time of the last sample */
-	double irqs_ps;       /* over the last interval */
+	uint64_t rate_irqs; /* callfd writes at the last sample */
+	uint64_t rate_ms;   /* time of the last sample */
+	double irqs_ps;     /* over the last interval */
 };
 
 /* An owed interrupt of a guest RX ring, on the list of the PMD that owes it. */
@@ -96,7 +96,8 @@ sw_rxmod_spec_parse(const char *spec, uint16_t queues, uint32_t *win, char *err,
 bad:
 	snprintf(err, errlen,
 		 "rxmod '%s': want US (0..%d, 0 = off), 'adaptive', and per queue Q:US "
-		 "(Q below %u), comma separated", spec, HV_RXMOD_MAX_US, queues);
+		 "(Q below %u), comma separated",
+		 spec, HV_RXMOD_MAX_US, queues);
 	return -1;
 }
 
@@ -106,7 +107,8 @@ port_windows(const struct sw_port *p, uint32_t *win)
 {
 	char err[128];
 
-	if (sw_rxmod_spec_parse(sw_vhost_conf_c(&p->conf)->rxmod, p->conf.queues, win, err, sizeof(err)) != 0) {
+	if (sw_rxmod_spec_parse(sw_vhost_conf_c(&p->conf)->rxmod, p->conf.queues, win, err,
+				sizeof(err)) != 0) {
 		HV_LOG(ERR, "port %s: %s: using the default", p->conf.name, err);
 		for (uint16_t q = 0; q < SW_MAX_QUEUES; q++)
 			win[q] = HV_RXMOD_DEFAULT_US;

@@ -89,10 +89,10 @@ struct sw {
 	struct rte_mempool *mp;
 	struct hv_fdb *fdb;
 	struct sw_port *ports[SW_MAX_PORTS];
-	struct sw_pmd pmds[SW_MAX_PMDS]; /* sw.dp.pmds */
-	unsigned int n_pmds;             /* fixed at start (sw.dp.n_pmds) */
+	struct sw_pmd pmds[SW_MAX_PMDS];    /* sw.dp.pmds */
+	unsigned int n_pmds;                /* fixed at start (sw.dp.n_pmds) */
 	uint32_t pmd_sleep_us[SW_MAX_PMDS]; /* idle time before a PMD sleeps; 0 = never */
-	struct sw_dp dp;                 /* the data path's context */
+	struct sw_dp dp;                    /* the data path's context */
 };
 
 extern struct sw sw;
@@ -127,11 +127,11 @@ int sw_config_read(struct sw_port_conf **ports, unsigned int *n, char *err, size
 void sw_config_add_ports(const struct sw_port_conf *ports, unsigned int n);
 int sw_config_save(char *err, size_t errlen);
 /* A port from port.add's arguments (a config file's port object), checked by the API table. */
-int sw_port_conf_from_json(const cJSON *j, const char *cmd, struct sw_port_conf *conf,
-			   char *err, size_t errlen);
+int sw_port_conf_from_json(const cJSON *j, const char *cmd, struct sw_port_conf *conf, char *err,
+			   size_t errlen);
 /* The same from arguments hv_ctl_api_parse() already checked. */
-int sw_port_conf_from_vals(const struct hv_ctl_vals *v, const char *cmd,
-			   struct sw_port_conf *conf, char *err, size_t errlen);
+int sw_port_conf_from_vals(const struct hv_ctl_vals *v, const char *cmd, struct sw_port_conf *conf,
+			   char *err, size_t errlen);
 cJSON *sw_port_conf_to_json(const struct sw_port_conf *conf);
 /*
  * -1 with a one-line error in @err if @v gives a key of another port type

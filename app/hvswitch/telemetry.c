@@ -24,7 +24,8 @@ flatten(struct rte_tel_data *d, const cJSON *j, const char *prefix)
 	const cJSON *it;
 	int i = 0;
 
-	cJSON_ArrayForEach(it, j) {
+	cJSON_ArrayForEach(it, j)
+	{
 		char name[RTE_TEL_MAX_STRING_LEN];
 
 		if (cJSON_IsArray(j))
@@ -47,8 +48,7 @@ flatten(struct rte_tel_data *d, const cJSON *j, const char *prefix)
 
 /* Run a control command and flatten its result into a telemetry dict. */
 static int
-from_command(int (*fn)(cJSON **out, const char *param), const char *param,
-	     struct rte_tel_data *d)
+from_command(int (*fn)(cJSON **out, const char *param), const char *param, struct rte_tel_data *d)
 {
 	cJSON *j = NULL;
 	int rc;
@@ -97,9 +97,11 @@ pmd_detail(cJSON **out, const char *param)
 		cJSON_AddNumberToObject(o, "sleeps", (double)d->sleeps);
 		cJSON_AddNumberToObject(o, "wakeups_kick", (double)d->wakeups_kick);
 		cJSON_AddNumberToObject(o, "wakeups_timeout", (double)d->wakeups_timeout);
-		cJSON_AddNumberToObject(o, "slept_us", (double)d->slept_cycles * 1000.0 / sw.dp.tsc_per_ms);
-		cJSON_AddNumberToObject(o, "last_wake_tsc",
-					(double)__atomic_load_n(&d->last_wake_tsc, __ATOMIC_RELAXED));
+		cJSON_AddNumberToObject(o, "slept_us",
+					(double)d->slept_cycles * 1000.0 / sw.dp.tsc_per_ms);
+		cJSON_AddNumberToObject(
+			o, "last_wake_tsc",
+			(double)__atomic_load_n(&d->last_wake_tsc, __ATOMIC_RELAXED));
 	}
 	return 0;
 }

@@ -61,11 +61,11 @@ enum hv_vhost_dir {
 #define HV_VHOST_F_IN_ORDER (UINT64_C(1) << VIRTIO_F_IN_ORDER)
 
 /** Every feature bit the driver can negotiate. */
-#define HV_VHOST_FEATURES_SUPPORTED                                           \
-	(HV_VHOST_F_CSUM | HV_VHOST_F_GUEST_CSUM | HV_VHOST_F_GUEST_TSO4 |     \
-	 HV_VHOST_F_GUEST_TSO6 | HV_VHOST_F_HOST_TSO4 | HV_VHOST_F_HOST_TSO6 | \
-	 HV_VHOST_F_MRG_RXBUF | HV_VHOST_F_MQ | HV_VHOST_F_INDIRECT_DESC |     \
-	 HV_VHOST_F_EVENT_IDX | HV_VHOST_F_VERSION_1 | HV_VHOST_F_IN_ORDER)
+#define HV_VHOST_FEATURES_SUPPORTED                                                                \
+	(HV_VHOST_F_CSUM | HV_VHOST_F_GUEST_CSUM | HV_VHOST_F_GUEST_TSO4 | HV_VHOST_F_GUEST_TSO6 | \
+	 HV_VHOST_F_HOST_TSO4 | HV_VHOST_F_HOST_TSO6 | HV_VHOST_F_MRG_RXBUF | HV_VHOST_F_MQ |      \
+	 HV_VHOST_F_INDIRECT_DESC | HV_VHOST_F_EVENT_IDX | HV_VHOST_F_VERSION_1 |                  \
+	 HV_VHOST_F_IN_ORDER)
 
 /**
  * Offered when a port's configuration leaves features at 0: everything the
@@ -77,21 +77,21 @@ enum hv_vhost_dir {
 #define HV_VHOST_FEATURES_DEFAULT HV_VHOST_FEATURES_SUPPORTED
 
 /** Why a frame or a queue was dropped; the X-macro gives each a counter name. */
-#define HV_VHOST_DROP_REASONS(X)                                                 \
-	X(NO_MBUF, "no_mbuf")             /* mbuf pool empty */                   \
-	X(NO_BUFFER, "no_buffer")         /* guest RX ring had no room */         \
-	X(NOT_READY, "not_ready")         /* sent while the ring was not running */ \
-	X(TOO_LONG, "too_long")           /* frame over the limit or the buffers */ \
-	X(TOO_SHORT, "too_short")         /* chain shorter than the net header */ \
-	X(BAD_HEADER, "bad_header")       /* net header asks what was not agreed */ \
-	X(TOO_MANY_SEGS, "too_many_segs") /* chain of more pieces than we walk */ \
-	X(BAD_AVAIL_IDX, "bad_avail_idx") /* avail index moved more than the ring */ \
-	X(BAD_DESC_INDEX, "bad_desc_index") /* head or next out of range */       \
-	X(BAD_CHAIN, "bad_chain")         /* chain longer than the ring: a loop */ \
-	X(BAD_INDIRECT, "bad_indirect")   /* indirect not agreed, nested, odd size */ \
-	X(BAD_ADDR, "bad_addr")           /* buffer outside guest memory */       \
-	X(BAD_DIRECTION, "bad_direction") /* writable on TX, read-only on RX */ \
-	X(CALL_BLOCKED, "call_blocked")   /* callfd write would block: ring stopped */
+#define HV_VHOST_DROP_REASONS(X)                                                                   \
+	X(NO_MBUF, "no_mbuf")               /* mbuf pool empty */                                  \
+	X(NO_BUFFER, "no_buffer")           /* guest RX ring had no room */                        \
+	X(NOT_READY, "not_ready")           /* sent while the ring was not running */              \
+	X(TOO_LONG, "too_long")             /* frame over the limit or the buffers */              \
+	X(TOO_SHORT, "too_short")           /* chain shorter than the net header */                \
+	X(BAD_HEADER, "bad_header")         /* net header asks what was not agreed */              \
+	X(TOO_MANY_SEGS, "too_many_segs")   /* chain of more pieces than we walk */                \
+	X(BAD_AVAIL_IDX, "bad_avail_idx")   /* avail index moved more than the ring */             \
+	X(BAD_DESC_INDEX, "bad_desc_index") /* head or next out of range */                        \
+	X(BAD_CHAIN, "bad_chain")           /* chain longer than the ring: a loop */               \
+	X(BAD_INDIRECT, "bad_indirect")     /* indirect not agreed, nested, odd size */            \
+	X(BAD_ADDR, "bad_addr")             /* buffer outside guest memory */                      \
+	X(BAD_DIRECTION, "bad_direction")   /* writable on TX, read-only on RX */                  \
+	X(CALL_BLOCKED, "call_blocked")     /* callfd write would block: ring stopped */
 
 /** Drop reasons, indices into hv_vhost_vring_stats.drops (0 is no reason: success). */
 enum hv_vhost_drop {
@@ -110,13 +110,13 @@ const char *hv_vhost_drop_name(enum hv_vhost_drop reason);
 
 /** Counters of one ring. Written by the polling thread, readable anywhere. */
 struct hv_vhost_vring_stats {
-	uint64_t packets;      /**< frames moved */
-	uint64_t bytes;        /**< their bytes, net header excluded */
-	uint64_t kicks;        /**< guest notifications seen on the kick eventfd */
-	uint64_t irqs_sent;    /**< callfd writes */
+	uint64_t packets;         /**< frames moved */
+	uint64_t bytes;           /**< their bytes, net header excluded */
+	uint64_t kicks;           /**< guest notifications seen on the kick eventfd */
+	uint64_t irqs_sent;       /**< callfd writes */
 	uint64_t irqs_suppressed; /**< interrupts the guest asked not to get */
-	uint64_t stops;        /**< times the ring was stopped for guest misbehaviour */
-	uint64_t borrowed;     /**< frames whose tail was lent, not copied (TX ring, @c borrow) */
+	uint64_t stops;           /**< times the ring was stopped for guest misbehaviour */
+	uint64_t borrowed; /**< frames whose tail was lent, not copied (TX ring, @c borrow) */
 	uint64_t drops[HV_VHOST_DROP__MAX]; /**< frames (or rings) dropped, by reason */
 };
 
@@ -141,12 +141,12 @@ enum hv_vhost_mode {
 
 /** Configuration of a port. */
 struct hv_vhost_port_conf {
-	const char *name;         /**< for logs */
-	const char *path;         /**< unix socket path */
-	enum hv_vhost_mode mode;  /**< server or client */
-	uint16_t queue_pairs;     /**< 1..HV_VHOST_MAX_QUEUE_PAIRS */
-	uint64_t features;        /**< offered; 0 means HV_VHOST_FEATURES_DEFAULT */
-	struct rte_mempool *mp;   /**< mbufs for frames from the guest */
+	const char *name;        /**< for logs */
+	const char *path;        /**< unix socket path */
+	enum hv_vhost_mode mode; /**< server or client */
+	uint16_t queue_pairs;    /**< 1..HV_VHOST_MAX_QUEUE_PAIRS */
+	uint64_t features;       /**< offered; 0 means HV_VHOST_FEATURES_DEFAULT */
+	struct rte_mempool *mp;  /**< mbufs for frames from the guest */
 	/**
 	 * Frames longer than one mbuf of @p mp keep their tail in guest memory
 	 * (see hv_vhost_rx_burst()): one copy fewer for a 64 KiB TSO send. The
@@ -280,8 +280,8 @@ void hv_vhost_port_destroy(struct hv_vhost_port *port);
  * only in up to twice as many pieces as a copy would take mbufs.
  * @return frames stored in @p pkts (0 when the ring is not running).
  */
-uint16_t hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp,
-			   struct rte_mbuf **pkts, uint16_t n);
+uint16_t
+hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkts, uint16_t n);
 
 /**
  * End a receive burst of queue pair @p qp: return the buffers its frames
@@ -303,13 +303,13 @@ bool hv_vhost_mbuf_borrows(const struct rte_mbuf *m);
  * an offload the guest did not agree to) is dropped and counted by reason.
  * @return frames delivered.
  */
-uint16_t hv_vhost_tx_burst(struct hv_vhost_port *port, uint16_t qp,
-			   struct rte_mbuf **pkts, uint16_t n);
+uint16_t
+hv_vhost_tx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkts, uint16_t n);
 
 /** What a burst did to a vring, told to the interrupt hook. */
 struct hv_vhost_irq_event {
-	uint16_t entries;    /**< used entries this burst published */
-	uint16_t ring_size;  /**< entries of the ring */
+	uint16_t entries;   /**< used entries this burst published */
+	uint16_t ring_size; /**< entries of the ring */
 	/**
 	 * The ring's generation: it changes whenever the ring is stopped,
 	 * reset or gets another callfd, so an interrupt owed under one
@@ -335,8 +335,7 @@ typedef void hv_vhost_irq_hook_t(void *ctx, struct hv_vhost_port *port, uint16_t
 				 enum hv_vhost_dir dir, const struct hv_vhost_irq_event *ev);
 
 /** Install (or with NULL remove) the interrupt hook of a port. */
-void hv_vhost_set_irq_hook(struct hv_vhost_port *port, hv_vhost_irq_hook_t *hook,
-			   void *ctx);
+void hv_vhost_set_irq_hook(struct hv_vhost_port *port, hv_vhost_irq_hook_t *hook, void *ctx);
 
 /** Outcome of hv_vhost_irq_signal(). */
 enum hv_vhost_irq_result {
@@ -365,8 +364,7 @@ enum hv_vhost_irq_result hv_vhost_irq_signal(struct hv_vhost_port *port, uint16_
  * with hv_vhost_vring_count_kicks()). From the polling thread, outside bursts.
  * @return 0, -EAGAIN when the ring is not running, -EINVAL when out of range.
  */
-int hv_vhost_vring_notify(struct hv_vhost_port *port, uint16_t qp, enum hv_vhost_dir dir,
-			  bool on);
+int hv_vhost_vring_notify(struct hv_vhost_port *port, uint16_t qp, enum hv_vhost_dir dir, bool on);
 
 /**
  * Whether the guest made buffers available on ring (@p qp, @p dir) that no burst took

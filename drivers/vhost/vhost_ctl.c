@@ -37,7 +37,11 @@
 /* Messages of one frontend handled per wakeup, before the other ports' events. */
 #define CTL_MSG_BUDGET 32
 
-enum ev_kind { EV_WAKE, EV_LISTEN, EV_CONN };
+enum ev_kind {
+	EV_WAKE,
+	EV_LISTEN,
+	EV_CONN
+};
 
 static struct {
 	pthread_mutex_t lock;
@@ -266,7 +270,8 @@ conn_dispatch(struct hv_vhost_port *port)
 		char why[96];
 
 		if (port->fd_refused)
-			snprintf(why, sizeof(why), "it sent an fd that is neither an eventfd nor "
+			snprintf(why, sizeof(why),
+				 "it sent an fd that is neither an eventfd nor "
 				 "on a memory file system");
 		else
 			snprintf(why, sizeof(why), "bad %s message",
@@ -317,11 +322,13 @@ conn_readable(struct hv_vhost_port *port)
 	while (port->connected && handled < CTL_MSG_BUDGET) {
 		char cbuf[CMSG_SPACE(sizeof(int) * VHOST_MEMORY_BASELINE_NREGIONS)];
 		size_t want = rx->got < hdr ? hdr - rx->got : hdr + rx->msg.hdr.size - rx->got;
-		uint8_t *dst = rx->got < hdr ? (uint8_t *)&rx->msg.hdr + rx->got :
-					       (uint8_t *)&rx->msg.payload + (rx->got - hdr);
+		uint8_t *dst = rx->got < hdr ? (uint8_t *)&rx->msg.hdr + rx->got
+					     : (uint8_t *)&rx->msg.payload + (rx->got - hdr);
 		struct iovec iov = {.iov_base = dst, .iov_len = want};
-		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1,
-				    .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+		struct msghdr mh = {.msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = cbuf,
+				    .msg_controllen = sizeof(cbuf)};
 		ssize_t n;
 
 		if (want == 0) {

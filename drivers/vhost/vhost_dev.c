@@ -112,8 +112,7 @@ vhost_call_rescue(struct vhost_call_watch *w)
 	 * A write that does not block never sees the signal (it is handled
 	 * after the write returns), so a late one costs nothing.
 	 */
-	if (since != 0 &&
-	    rte_rdtsc() - since > rte_get_tsc_hz() / 1000 * HV_VHOST_CALL_STUCK_MS)
+	if (since != 0 && rte_rdtsc() - since > rte_get_tsc_hz() / 1000 * HV_VHOST_CALL_STUCK_MS)
 		pthread_kill(__atomic_load_n(&w->thread, __ATOMIC_RELAXED), HV_VHOST_CALL_SIGNAL);
 }
 
@@ -231,8 +230,7 @@ avail_bytes(uint16_t size)
 static size_t
 used_bytes(uint16_t size)
 {
-	return sizeof(struct vring_used) + sizeof(struct vring_used_elem) * size +
-	       sizeof(uint16_t);
+	return sizeof(struct vring_used) + sizeof(struct vring_used_elem) * size + sizeof(uint16_t);
 }
 
 void
@@ -242,16 +240,16 @@ vring_try_start(struct hv_vhost_port *port, struct hv_vring *vr)
 
 	if (__atomic_load_n(&vr->ready, __ATOMIC_RELAXED))
 		return;
-	if (port->mem.n == 0 || !vr->num_set || !vr->addr_set || !vr->started ||
-	    !vr->enabled || __atomic_load_n(&vr->broken, __ATOMIC_ACQUIRE))
+	if (port->mem.n == 0 || !vr->num_set || !vr->addr_set || !vr->started || !vr->enabled ||
+	    __atomic_load_n(&vr->broken, __ATOMIC_ACQUIRE))
 		return;
 	vr->desc = hv_mem_uva(&port->mem, vr->desc_ua, sizeof(struct vring_desc) * vr->size);
 	vr->avail = hv_mem_uva(&port->mem, vr->avail_ua, avail_bytes(vr->size));
 	vr->used = hv_mem_uva(&port->mem, vr->used_ua, used_bytes(vr->size));
 	if (vr->desc == NULL || vr->avail == NULL || vr->used == NULL) {
 		HV_LOG_RL(&port->ctl_rl, WARNING,
-			  "vhost %s: vring %ld lies outside guest memory, not started",
-			  port->name, (long)(vr - port->vr));
+			  "vhost %s: vring %ld lies outside guest memory, not started", port->name,
+			  (long)(vr - port->vr));
 		return;
 	}
 	if (vr->fresh) {
@@ -304,9 +302,9 @@ void
 vhost_dev_set_features(struct hv_vhost_port *port, uint64_t features)
 {
 	port->features = features;
-	port->hdr_size = (features & (HV_VHOST_F_VERSION_1 | HV_VHOST_F_MRG_RXBUF)) ?
-				 sizeof(struct virtio_net_hdr_v1) :
-				 sizeof(struct virtio_net_hdr);
+	port->hdr_size = (features & (HV_VHOST_F_VERSION_1 | HV_VHOST_F_MRG_RXBUF))
+				 ? sizeof(struct virtio_net_hdr_v1)
+				 : sizeof(struct virtio_net_hdr);
 	port->mrg_rxbuf = !!(features & HV_VHOST_F_MRG_RXBUF);
 	port->event_idx = !!(features & HV_VHOST_F_EVENT_IDX);
 	port->indirect = !!(features & HV_VHOST_F_INDIRECT_DESC);
@@ -358,4 +356,3 @@ vhost_dev_drain_kicks(struct hv_vhost_port *port)
 			__atomic_fetch_add(&vr->kicks, count, __ATOMIC_RELAXED);
 	}
 }
-

@@ -113,9 +113,8 @@ replace_with_zeros(uintptr_t base, size_t len)
 
 	if (fd < 0)
 		return false;
-	ok = ftruncate(fd, (off_t)len) == 0 &&
-	     mmap((void *)base, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) !=
-		     MAP_FAILED;
+	ok = ftruncate(fd, (off_t)len) == 0 && mmap((void *)base, len, PROT_READ | PROT_WRITE,
+						    MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED;
 	close(fd);
 	return ok;
 }

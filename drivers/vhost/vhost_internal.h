@@ -48,7 +48,7 @@
  */
 struct vhost_call_watch {
 	alignas(RTE_CACHE_LINE_SIZE) uint64_t since; /* TSC the write began, 0: none (atomic) */
-	pthread_t thread;                             /* the thread in it (atomic) */
+	pthread_t thread;                            /* the thread in it (atomic) */
 };
 extern struct vhost_call_watch vhost_call_watch[HV_VHOST_MAX_PORTS][HV_VHOST_MAX_VRINGS];
 /* Slots ever used, plus one (atomic): how far vhost_call_rescue_all() looks. */
@@ -72,8 +72,8 @@ extern bool vhost_mem_lost[HV_VHOST_MAX_PORTS];
 
 struct hv_vring {
 	/* ---- data path (the polling thread) ---- */
-	uint32_t ready; /* 1: the polling thread may use the ring (atomic) */
-	uint32_t busy;  /* 1: the polling thread is inside a burst (atomic) */
+	uint32_t ready;      /* 1: the polling thread may use the ring (atomic) */
+	uint32_t busy;       /* 1: the polling thread is inside a burst (atomic) */
 	uint32_t generation; /* bumped by every pause (atomic): see hv_vhost_irq_event */
 	struct vring_desc *desc;
 	struct vring_avail *avail;
@@ -90,7 +90,7 @@ struct hv_vring {
 	uint32_t mem_hint;
 	bool held;             /* a burst borrowed: entered until hv_vhost_rx_done() */
 	uint16_t held_entries; /* used entries that burst wrote, published at done */
-	bool used_repeats; /* the last burst into the guest had no used entry to store */
+	bool used_repeats;     /* the last burst into the guest had no used entry to store */
 	/*
 	 * Shared by every borrowed segment of a burst (and clones of them):
 	 * refcnt 1 + one per reference, so back to 1 when nothing borrows. Here,
@@ -111,8 +111,8 @@ struct hv_vring {
 	bool addr_set;
 	bool started; /* kick received */
 	bool enabled;
-	bool fresh; /* base just set: check it against the used index at start */
-	uint64_t kicks; /* drained from kickfd by the control thread */
+	bool fresh;          /* base just set: check it against the used index at start */
+	uint64_t kicks;      /* drained from kickfd by the control thread */
 	uint32_t kick_watch; /* 1: a polling thread reads kickfd (atomic) */
 } __rte_cache_aligned;
 
@@ -132,7 +132,7 @@ struct hv_vhost_port {
 	uint16_t queue_pairs;
 	uint64_t offered_features;
 	struct rte_mempool *mp;
-	bool borrow; /* long frames keep their tail in guest memory until rx_done */
+	bool borrow;        /* long frames keep their tail in guest memory until rx_done */
 	uint64_t mem_limit; /* most bytes of guest memory mapped (conf.mem_limit) */
 
 	/* ---- negotiated, read by the data path while rings run ---- */
@@ -156,10 +156,10 @@ struct hv_vhost_port {
 	bool connected;
 	bool features_set;
 	uint64_t connections;
-	uint64_t retry_at_ms;   /* client mode: next connect attempt */
+	uint64_t retry_at_ms; /* client mode: next connect attempt */
 	uint32_t retry_delay_ms;
 	uint64_t refuse_until_ms; /* takes no frontend before: see vhost_call_blocked */
-	bool fd_refused; /* the frontend sent an fd of no kind we take: drop it */
+	bool fd_refused;          /* the frontend sent an fd of no kind we take: drop it */
 	/* counters (atomic; mapped_bytes and regions follow mem: vhost_dev_mem_changed()) */
 	struct hv_vhost_mem_stats mem_stats;
 	struct vhost_rxbuf rx;
@@ -323,15 +323,14 @@ void vhost_dev_drain_kicks(struct hv_vhost_port *port);
  * @reply is filled when one must go back (*reply_len > 0).
  * @return 0, or -1 when the frontend must be disconnected.
  */
-int vhost_msg_dispatch(struct hv_vhost_port *port, struct vhost_user_msg *msg,
-		       int *fds, unsigned int nfds, struct vhost_user_msg *reply,
-		       size_t *reply_len);
+int vhost_msg_dispatch(struct hv_vhost_port *port, struct vhost_user_msg *msg, int *fds,
+		       unsigned int nfds, struct vhost_user_msg *reply, size_t *reply_len);
 
 /* Name of a request, for logs. */
 const char *vhost_msg_name(uint32_t request);
 
 /* ---- logging ---- */
-#define VHOST_LOG(level, port, fmt, ...) \
+#define VHOST_LOG(level, port, fmt, ...)                                                           \
 	HV_LOG(level, "vhost %s: " fmt, (port)->name, ##__VA_ARGS__)
 
 #endif

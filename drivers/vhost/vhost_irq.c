@@ -122,7 +122,8 @@ vring_used_done(struct hv_vhost_port *port, struct hv_vring *vr, uint16_t entrie
 
 		uint16_t v = (uint16_t)(vr - port->vr);
 
-		port->irq_hook(port->irq_ctx, port, v / 2, (v & 1) ? HV_VHOST_RX : HV_VHOST_TX, &ev);
+		port->irq_hook(port->irq_ctx, port, v / 2, (v & 1) ? HV_VHOST_RX : HV_VHOST_TX,
+			       &ev);
 	} else {
 		vring_signal(port, vr);
 	}

@@ -28,8 +28,8 @@ hv_vhost_vring_notify(struct hv_vhost_port *port, uint16_t qp, enum hv_vhost_dir
 		__atomic_store_n(&vr->kick_watch, 1, __ATOMIC_RELEASE);
 	if (port->event_idx)
 		/* kick on the next buffer; off: not before the index wraps around */
-		__atomic_store_n(avail_event(vr), on ? vr->last_avail_idx :
-						       (uint16_t)(vr->last_avail_idx - 1),
+		__atomic_store_n(avail_event(vr),
+				 on ? vr->last_avail_idx : (uint16_t)(vr->last_avail_idx - 1),
 				 __ATOMIC_RELAXED);
 	__atomic_store_n(&vr->used->flags, on ? 0 : VRING_USED_F_NO_NOTIFY, __ATOMIC_RELAXED);
 	if (!on)

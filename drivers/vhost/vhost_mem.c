@@ -38,8 +38,7 @@ hv_mem_region_map(const struct vhost_memory_region *desc, int fd, uint64_t limit
 		*why = "region not page aligned";
 		goto out;
 	}
-	if (add_overflows(gpa, size) || add_overflows(uaddr, size) ||
-	    add_overflows(off, size)) {
+	if (add_overflows(gpa, size) || add_overflows(uaddr, size) || add_overflows(off, size)) {
 		*why = "region wraps around";
 		goto out;
 	}

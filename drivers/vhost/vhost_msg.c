@@ -13,8 +13,8 @@
 
 #include "vhost_internal.h"
 
-#define OFFERED_PROTOCOL_FEATURES                                          \
-	(RTE_BIT64(VHOST_USER_PROTOCOL_F_MQ) | RTE_BIT64(VHOST_USER_PROTOCOL_F_REPLY_ACK) | \
+#define OFFERED_PROTOCOL_FEATURES                                                                  \
+	(RTE_BIT64(VHOST_USER_PROTOCOL_F_MQ) | RTE_BIT64(VHOST_USER_PROTOCOL_F_REPLY_ACK) |        \
 	 RTE_BIT64(VHOST_USER_PROTOCOL_F_CONFIGURE_MEM_SLOTS))
 
 /* What a handler works on: the message, its fds (take one by setting it to -1), the reply. */
@@ -41,8 +41,7 @@ VHOST_USER_MESSAGES(X)
 
 /* Indexed by request number; holes are unknown requests. */
 static const struct vhost_msg_desc vhost_msgs[] = {
-#define X(name, fn, num, size, fds, reply) \
-	[num] = {#name, vhost_msg_##fn, size, fds, reply},
+#define X(name, fn, num, size, fds, reply) [num] = {#name, vhost_msg_##fn, size, fds, reply},
 	VHOST_USER_MESSAGES(X)
 #undef X
 };
@@ -105,8 +104,8 @@ fds_ok(const struct vhost_msg_desc *d, const struct vhost_user_msg *msg, unsigne
 	case FDS_NONE:
 		return nfds == 0;
 	case FDS_VRING:
-		if (msg->payload.u64 & ~(uint64_t)(VHOST_USER_VRING_IDX_MASK |
-						   VHOST_USER_VRING_NOFD_MASK))
+		if (msg->payload.u64 &
+		    ~(uint64_t)(VHOST_USER_VRING_IDX_MASK | VHOST_USER_VRING_NOFD_MASK))
 			return false;
 		return nfds == ((msg->payload.u64 & VHOST_USER_VRING_NOFD_MASK) ? 0u : 1u);
 	case FDS_MEM:
@@ -142,8 +141,9 @@ vhost_msg_set_features(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 	uint64_t allowed = port->offered_features | RTE_BIT64(VHOST_USER_F_PROTOCOL_FEATURES);
 
 	if (f & ~allowed) {
-		VHOST_LOG(ERR, port, "SET_FEATURES 0x%" PRIx64 " asks for 0x%" PRIx64
-			  " that we did not offer", f, f & ~allowed);
+		VHOST_LOG(ERR, port,
+			  "SET_FEATURES 0x%" PRIx64 " asks for 0x%" PRIx64 " that we did not offer",
+			  f, f & ~allowed);
 		return -EINVAL;
 	}
 	/* The header size changes with the features: no burst may run meanwhile. */
@@ -156,8 +156,7 @@ vhost_msg_set_features(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 }
 
 static int
-vhost_msg_set_owner(struct hv_vhost_port *port __rte_unused,
-		    struct vhost_msg_ctx *ctx __rte_unused)
+vhost_msg_set_owner(struct hv_vhost_port *port __rte_unused, struct vhost_msg_ctx *ctx __rte_unused)
 {
 	return 0;
 }
@@ -196,17 +195,19 @@ map_region(struct hv_vhost_port *port, const struct vhost_memory_region *desc, i
 	rc = hv_mem_region_map(desc, fd, port->mem_limit, &r, &why);
 	if (rc != 0) {
 		count_refusal(port, rc);
-		VHOST_LOG(ERR, port, "memory region gpa 0x%" PRIx64 " size 0x%" PRIx64
-			  " refused: %s (limit %" PRIu64 " MiB)", desc->guest_phys_addr,
-			  desc->memory_size, why, port->mem_limit >> 20);
+		VHOST_LOG(ERR, port,
+			  "memory region gpa 0x%" PRIx64 " size 0x%" PRIx64
+			  " refused: %s (limit %" PRIu64 " MiB)",
+			  desc->guest_phys_addr, desc->memory_size, why, port->mem_limit >> 20);
 		return rc;
 	}
 	rc = hv_mem_admit(into, &r, port->mem_limit, &why);
 	if (rc != 0) {
 		count_refusal(port, rc);
-		VHOST_LOG(ERR, port, "memory region gpa 0x%" PRIx64 " size 0x%" PRIx64
-			  " refused: %s (limit %" PRIu64 " MiB)", r.gpa, r.size, why,
-			  port->mem_limit >> 20);
+		VHOST_LOG(ERR, port,
+			  "memory region gpa 0x%" PRIx64 " size 0x%" PRIx64
+			  " refused: %s (limit %" PRIu64 " MiB)",
+			  r.gpa, r.size, why, port->mem_limit >> 20);
 		hv_mem_region_unmap(&r);
 		return rc;
 	}
@@ -255,8 +256,8 @@ vhost_msg_set_vring_num(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 	if (vr == NULL)
 		return -EINVAL;
 	if (num == 0 || num > HV_VRING_MAX_SIZE || (num & (num - 1)) != 0) {
-		VHOST_LOG(ERR, port, "vring size %u refused: not a power of 2 up to %u",
-			  num, HV_VRING_MAX_SIZE);
+		VHOST_LOG(ERR, port, "vring size %u refused: not a power of 2 up to %u", num,
+			  HV_VRING_MAX_SIZE);
 		return -EINVAL;
 	}
 	vring_pause(vr);
@@ -401,8 +402,7 @@ vhost_msg_set_vring_err(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 }
 
 static int
-vhost_msg_get_protocol_features(struct hv_vhost_port *port __rte_unused,
-				struct vhost_msg_ctx *ctx)
+vhost_msg_get_protocol_features(struct hv_vhost_port *port __rte_unused, struct vhost_msg_ctx *ctx)
 {
 	reply_u64(ctx->reply, OFFERED_PROTOCOL_FEATURES);
 	return 0;
@@ -414,8 +414,7 @@ vhost_msg_set_protocol_features(struct hv_vhost_port *port, struct vhost_msg_ctx
 	uint64_t f = ctx->msg->payload.u64;
 
 	if (f & ~OFFERED_PROTOCOL_FEATURES) {
-		VHOST_LOG(ERR, port, "SET_PROTOCOL_FEATURES 0x%" PRIx64 " refused: not offered",
-			  f);
+		VHOST_LOG(ERR, port, "SET_PROTOCOL_FEATURES 0x%" PRIx64 " refused: not offered", f);
 		return -EINVAL;
 	}
 	port->protocol_features = f;
@@ -448,8 +447,7 @@ vhost_msg_set_vring_enable(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx
 }
 
 static int
-vhost_msg_get_max_mem_slots(struct hv_vhost_port *port __rte_unused,
-			    struct vhost_msg_ctx *ctx)
+vhost_msg_get_max_mem_slots(struct hv_vhost_port *port __rte_unused, struct vhost_msg_ctx *ctx)
 {
 	reply_u64(ctx->reply, HV_VHOST_MAX_MEM_SLOTS);
 	return 0;
@@ -496,8 +494,7 @@ vhost_msg_rem_mem_reg(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 		vhost_dev_start_all(port);
 		return 0;
 	}
-	VHOST_LOG(ERR, port, "REM_MEM_REG gpa 0x%" PRIx64 ": no such region",
-		  d->guest_phys_addr);
+	VHOST_LOG(ERR, port, "REM_MEM_REG gpa 0x%" PRIx64 ": no such region", d->guest_phys_addr);
 	return -ENOENT;
 }
 
@@ -556,8 +553,8 @@ vhost_msg_dispatch(struct hv_vhost_port *port, struct vhost_user_msg *msg, int *
 		rc = -EBADMSG;
 		goto out;
 	}
-	VHOST_LOG(DEBUG, port, "%s size %u fds %u payload 0x%" PRIx64, d->name, msg->hdr.size,
-		  nfds, msg->payload.u64);
+	VHOST_LOG(DEBUG, port, "%s size %u fds %u payload 0x%" PRIx64, d->name, msg->hdr.size, nfds,
+		  msg->payload.u64);
 	rc = d->handler(port, &(struct vhost_msg_ctx){msg, fds, nfds, reply});
 	if (rc == 0 && d->reply == REPLY_ALWAYS)
 		goto send;
@@ -574,8 +571,10 @@ out:
 	close_fds(port, fds, nfds);
 	if (port->fd_refused) {
 		/* a file of a kind no message takes: it could be made to block us */
-		VHOST_LOG(ERR, port, "%s: an fd that is neither an eventfd nor on a memory "
-			  "file system", vhost_msg_name(req));
+		VHOST_LOG(ERR, port,
+			  "%s: an fd that is neither an eventfd nor on a memory "
+			  "file system",
+			  vhost_msg_name(req));
 		return -1;
 	}
 	return rc == 0 ? 0 : -1;

@@ -115,8 +115,8 @@ prefetch_chains(const struct hv_vhost_port *port, const struct hv_vring *vr, uin
 
 	n = RTE_MIN(n, (uint16_t)PREFETCH_MAX);
 	for (uint16_t i = 0; i < n; i++) {
-		heads[i] = __atomic_load_n(&avail->ring[(uint16_t)(idx + i) & mask],
-					   __ATOMIC_RELAXED);
+		heads[i] =
+			__atomic_load_n(&avail->ring[(uint16_t)(idx + i) & mask], __ATOMIC_RELAXED);
 		if (likely(heads[i] < size))
 			rte_prefetch0(&desc[heads[i]]);
 	}

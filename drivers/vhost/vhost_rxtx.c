@@ -38,8 +38,8 @@ vring_break(struct hv_vhost_port *port, struct hv_vring *vr, enum hv_vhost_drop 
 	__atomic_store_n(&vr->ready, 0, __ATOMIC_RELAXED);
 	vr->stats.stops++;
 	vr->stats.drops[why]++;
-	HV_LOG_RL(&vr->log_rl, ERR, "vhost %s: vring %ld stopped: guest broke it (%s)",
-		  port->name, (long)(vr - port->vr), hv_vhost_drop_name(why));
+	HV_LOG_RL(&vr->log_rl, ERR, "vhost %s: vring %ld stopped: guest broke it (%s)", port->name,
+		  (long)(vr - port->vr), hv_vhost_drop_name(why));
 }
 
 /* Frames the guest made available since we last looked; UINT32_MAX if it lied. */
@@ -273,8 +273,7 @@ dequeue_one(struct hv_vhost_port *port, struct hv_vring *vr, const struct hv_cha
 }
 
 uint16_t
-hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkts,
-		  uint16_t n)
+hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct hv_vring *vr;
 	struct hv_chain chain;
@@ -319,7 +318,7 @@ hv_vhost_rx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkt
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[count + PREFETCH_AHEAD], void *));
 
 		rc = hv_vring_walk_fast(vr->desc, vr->size, &port->mem, &vr->mem_hint, head, false,
-				   port->indirect, &chain);
+					port->indirect, &chain);
 		if (unlikely(rc != 0 && hv_vring_error_is_fatal(rc))) {
 			vring_break(port, vr, rc);
 			break;
@@ -463,8 +462,7 @@ mbuf_to_chain(struct mbuf_cursor *mc, struct chain_writer *w)
 			mc->off = 0;
 			continue;
 		}
-		k = writer_put(w, rte_pktmbuf_mtod_offset(mc->seg, const uint8_t *, mc->off),
-			       left);
+		k = writer_put(w, rte_pktmbuf_mtod_offset(mc->seg, const uint8_t *, mc->off), left);
 		mc->off += k;
 		if (k < left)
 			return;
@@ -497,8 +495,7 @@ rx_hdr_fill(const struct hv_vhost_port *port, struct rte_mbuf *m, struct virtio_
 		return true;
 	mh = vnet_hdr(m);
 	gso = mh->gso_type & ~VIRTIO_NET_HDR_GSO_ECN;
-	if ((mh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) &&
-	    !(port->features & HV_VHOST_F_GUEST_CSUM))
+	if ((mh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) && !(port->features & HV_VHOST_F_GUEST_CSUM))
 		return false;
 	if ((gso == VIRTIO_NET_HDR_GSO_TCPV4 && !(port->features & HV_VHOST_F_GUEST_TSO4)) ||
 	    (gso == VIRTIO_NET_HDR_GSO_TCPV6 && !(port->features & HV_VHOST_F_GUEST_TSO6)) ||
@@ -553,9 +550,9 @@ num_buffers_store(uint8_t *lo, uint8_t *hi, uint16_t nbufs)
 }
 
 struct rx_pos {
-	uint16_t avail; /* next avail entry */
-	uint16_t used;  /* next used entry */
-	uint16_t end;   /* avail index the guest published */
+	uint16_t avail;     /* next avail entry */
+	uint16_t used;      /* next used entry */
+	uint16_t end;       /* avail index the guest published */
 	uint16_t rewritten; /* used entries that had to be stored */
 	/*
 	 * Done before the used entries are published. A frame's held copy is
@@ -570,8 +567,8 @@ struct rx_pos {
  * @return 0 or a drop reason.
  */
 static int
-enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
-	    struct rx_pos *pos, struct hv_chain *chain)
+enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m, struct rx_pos *pos,
+	    struct hv_chain *chain)
 {
 	struct virtio_net_hdr_v1 h;
 	struct mbuf_cursor mc = {.seg = m, .off = 0};
@@ -593,7 +590,7 @@ enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
 			return HV_VHOST_DROP_NO_BUFFER;
 		head = avail_entry(vr, a);
 		rc = hv_vring_walk_fast(vr->desc, vr->size, &port->mem, &vr->mem_hint, head, true,
-				   port->indirect, chain);
+					port->indirect, chain);
 		if (rc != 0)
 			return hv_vring_error_is_fatal(rc) ? rc : HV_VHOST_DROP_BAD_CHAIN;
 		if (nbufs == 0) {
@@ -615,7 +612,8 @@ enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
 					hdr_store_whole(hdr, &h);
 				} else {
 					hdr_store(hdr, &h);
-					nb_lo = hdr + offsetof(struct virtio_net_hdr_v1, num_buffers);
+					nb_lo = hdr +
+						offsetof(struct virtio_net_hdr_v1, num_buffers);
 					nb_hi = nb_lo + 1;
 				}
 				w.off = port->hdr_size;
@@ -627,10 +625,11 @@ enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
 			} else {
 				writer_put(&w, (const uint8_t *)&h, port->hdr_size);
 				if (port->hdr_size == sizeof(h)) {
-					nb_lo = chain_byte(chain,
-							   offsetof(struct virtio_net_hdr_v1, num_buffers));
-					nb_hi = chain_byte(chain,
-							   offsetof(struct virtio_net_hdr_v1, num_buffers) + 1);
+					nb_lo = chain_byte(chain, offsetof(struct virtio_net_hdr_v1,
+									   num_buffers));
+					nb_hi = chain_byte(chain, offsetof(struct virtio_net_hdr_v1,
+									   num_buffers) +
+									  1);
 				}
 			}
 		}
@@ -719,8 +718,7 @@ rx_error_breaks_ring(int rc)
 }
 
 uint16_t
-hv_vhost_tx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkts,
-		  uint16_t n)
+hv_vhost_tx_burst(struct hv_vhost_port *port, uint16_t qp, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct hv_vring *vr;
 	struct hv_chain chain;

@@ -14,8 +14,7 @@ desc_read(const struct vring_desc *table, uint32_t idx, struct vring_desc *d)
 }
 
 static int
-chain_add(const struct hv_mem *mem, uint32_t *hint, const struct vring_desc *d,
-	  struct hv_chain *c)
+chain_add(const struct hv_mem *mem, uint32_t *hint, const struct vring_desc *d, struct hv_chain *c)
 {
 	uint64_t addr = d->addr;
 	uint64_t left = d->len;
@@ -41,9 +40,8 @@ chain_add(const struct hv_mem *mem, uint32_t *hint, const struct vring_desc *d,
 }
 
 int
-hv_vring_walk(const struct vring_desc *desc, uint16_t size,
-	      const struct hv_mem *mem, uint32_t *hint, uint16_t head,
-	      bool writable, bool indirect_ok, struct hv_chain *c)
+hv_vring_walk(const struct vring_desc *desc, uint16_t size, const struct hv_mem *mem,
+	      uint32_t *hint, uint16_t head, bool writable, bool indirect_ok, struct hv_chain *c)
 {
 	const struct vring_desc *table = desc;
 	uint32_t table_size = size;

@@ -41,9 +41,9 @@ struct hv_chain {
  * Every descriptor must be writable (@writable) or read-only (!@writable).
  * @return 0, or the drop reason (enum hv_vhost_drop) that stops it.
  */
-int hv_vring_walk(const struct vring_desc *desc, uint16_t size,
-		  const struct hv_mem *mem, uint32_t *hint, uint16_t head,
-		  bool writable, bool indirect_ok, struct hv_chain *c);
+int
+hv_vring_walk(const struct vring_desc *desc, uint16_t size, const struct hv_mem *mem,
+	      uint32_t *hint, uint16_t head, bool writable, bool indirect_ok, struct hv_chain *c);
 
 /*
  * hv_vring_walk() with the common case inline: one direct descriptor lying in
@@ -66,8 +66,8 @@ hv_vring_walk_fast(const struct vring_desc *desc, uint16_t size, const struct hv
 		r = &mem->r[*hint];
 		off = addr - r->gpa;
 		if (likely(!(flags & (VRING_DESC_F_NEXT | VRING_DESC_F_INDIRECT)) &&
-			   !!(flags & VRING_DESC_F_WRITE) == writable && len > 0 &&
-			   off < r->size && len <= r->size - off)) {
+			   !!(flags & VRING_DESC_F_WRITE) == writable && len > 0 && off < r->size &&
+			   len <= r->size - off)) {
 			c->head = head;
 			c->n_iov = 1;
 			c->len = len;
@@ -84,12 +84,9 @@ static inline bool
 hv_vring_error_is_fatal(int reason)
 {
 	/* No honest driver chains more than ~20 pieces: more is a loop or an attack. */
-	return reason == HV_VHOST_DROP_BAD_DESC_INDEX ||
-	       reason == HV_VHOST_DROP_BAD_CHAIN ||
-	       reason == HV_VHOST_DROP_TOO_MANY_SEGS ||
-	       reason == HV_VHOST_DROP_BAD_INDIRECT ||
-	       reason == HV_VHOST_DROP_BAD_ADDR ||
-	       reason == HV_VHOST_DROP_BAD_DIRECTION;
+	return reason == HV_VHOST_DROP_BAD_DESC_INDEX || reason == HV_VHOST_DROP_BAD_CHAIN ||
+	       reason == HV_VHOST_DROP_TOO_MANY_SEGS || reason == HV_VHOST_DROP_BAD_INDIRECT ||
+	       reason == HV_VHOST_DROP_BAD_ADDR || reason == HV_VHOST_DROP_BAD_DIRECTION;
 }
 
 #endif

@@ -94,8 +94,7 @@ int hv_ctl_set_timeout(int fd, unsigned int timeout_ms);
  * @param errlen size of err
  * @return 0 when the server replied ok:true, -1 otherwise
  */
-int hv_ctl_call(int fd, const char *cmd, cJSON *args, cJSON **result, char *err,
-		size_t errlen);
+int hv_ctl_call(int fd, const char *cmd, cJSON *args, cJSON **result, char *err, size_t errlen);
 
 /*
  * Server
@@ -193,9 +192,9 @@ struct hv_ctl_server;
  * @param errlen size of err
  * @return the server, or NULL
  */
-struct hv_ctl_server *hv_ctl_server_create(const char *path, gid_t group,
-					   const struct hv_ctl_cmd *cmds, void *ctx,
-					   char *err, size_t errlen);
+struct hv_ctl_server *
+hv_ctl_server_create(const char *path, gid_t group, const struct hv_ctl_cmd *cmds, void *ctx,
+		     char *err, size_t errlen);
 
 /**
  * Let the members of group run HV_CTL_WRITE commands (HV_CTL_ROLE_ADMIN).
@@ -208,8 +207,7 @@ struct hv_ctl_server *hv_ctl_server_create(const char *path, gid_t group,
  * @param errlen size of err
  * @return 0, or -1 (the chown failed)
  */
-int hv_ctl_server_set_admin_group(struct hv_ctl_server *s, gid_t group, char *err,
-				  size_t errlen);
+int hv_ctl_server_set_admin_group(struct hv_ctl_server *s, gid_t group, char *err, size_t errlen);
 
 /**
  * Change the server's limits (see struct hv_ctl_limits). Takes effect at
@@ -299,8 +297,8 @@ int hv_ctl_arg_uint(const cJSON *args, const char *cmd, const char *key, bool re
  *
  * @return 1, 0 or -1 as above
  */
-int hv_ctl_arg_bool(const cJSON *args, const char *cmd, const char *key, bool required,
-		    bool *out, char *err, size_t errlen);
+int hv_ctl_arg_bool(const cJSON *args, const char *cmd, const char *key, bool required, bool *out,
+		    char *err, size_t errlen);
 
 /**
  * Check that args holds no key outside allowed.
@@ -310,8 +308,8 @@ int hv_ctl_arg_bool(const cJSON *args, const char *cmd, const char *key, bool re
  * @param allowed NULL-terminated list of accepted keys
  * @return 0, or -1 with err = "<cmd>: unknown argument '<key>'"
  */
-int hv_ctl_args_check(const cJSON *args, const char *cmd, const char *const *allowed,
-		      char *err, size_t errlen);
+int hv_ctl_args_check(const cJSON *args, const char *cmd, const char *const *allowed, char *err,
+		      size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -56,34 +56,53 @@ static const struct hv_ctl_key_def keys[HV_CTL_K__MAX] = {
 				   "FDB entries (at start)"},
 };
 
-#define P(k) {HV_CTL_K_##k, false, false}
-#define REQ(k) {HV_CTL_K_##k, true, false}
-#define POS(k) {HV_CTL_K_##k, true, true}
-#define POS_OPT(k) {HV_CTL_K_##k, false, true}
+#define P(k)                                                                                       \
+	{                                                                                          \
+		HV_CTL_K_##k, false, false                                                         \
+	}
+#define REQ(k)                                                                                     \
+	{                                                                                          \
+		HV_CTL_K_##k, true, false                                                          \
+	}
+#define POS(k)                                                                                     \
+	{                                                                                          \
+		HV_CTL_K_##k, true, true                                                           \
+	}
+#define POS_OPT(k)                                                                                 \
+	{                                                                                          \
+		HV_CTL_K_##k, false, true                                                          \
+	}
 
 static const struct hv_ctl_cmd_def cmds[HV_CTL_C__MAX] = {
 	[HV_CTL_C_VERSION] = {"version", HV_CTL_READ, "versions of hvswitch and DPDK", 0, {}},
-	[HV_CTL_C_PORT_ADD] = {"port.add", HV_CTL_WRITE, "create a port", 11,
+	[HV_CTL_C_PORT_ADD] = {"port.add",
+			       HV_CTL_WRITE,
+			       "create a port",
+			       11,
 			       {POS(NAME), P(TYPE), P(SOCKET), P(MODE), P(QUEUES), P(VLAN),
 				P(TRUNK), P(DEVARGS), P(PMD), P(FEATURES), P(RXMOD)}},
 	[HV_CTL_C_PORT_DEL] = {"port.del", HV_CTL_WRITE, "delete a port", 1, {POS(NAME)}},
 	[HV_CTL_C_PORT_LIST] = {"port.list", HV_CTL_READ, "every port", 0, {}},
-	[HV_CTL_C_PORT_SHOW] = {"port.show", HV_CTL_READ, "one port with its counters and queues",
-				1, {POS(NAME)}},
-	[HV_CTL_C_PORT_SET] = {"port.set", HV_CTL_WRITE, "change a port's settings (live)", 5,
+	[HV_CTL_C_PORT_SHOW] =
+		{"port.show", HV_CTL_READ, "one port with its counters and queues", 1, {POS(NAME)}},
+	[HV_CTL_C_PORT_SET] = {"port.set",
+			       HV_CTL_WRITE,
+			       "change a port's settings (live)",
+			       5,
 			       {POS(NAME), P(VLAN), P(TRUNK), P(PMD), P(RXMOD)}},
-	[HV_CTL_C_FDB_SHOW] = {"fdb.show", HV_CTL_READ, "the learned MAC addresses", 1,
-			       {P(PORT)}},
-	[HV_CTL_C_FDB_FLUSH] = {"fdb.flush", HV_CTL_WRITE, "forget learned MAC addresses", 1,
-				{P(PORT)}},
-	[HV_CTL_C_STATS] = {"stats", HV_CTL_READ, "counters of ports, PMDs and the FDB", 1,
-			    {POS_OPT(PORT)}},
+	[HV_CTL_C_FDB_SHOW] = {"fdb.show", HV_CTL_READ, "the learned MAC addresses", 1, {P(PORT)}},
+	[HV_CTL_C_FDB_FLUSH] =
+		{"fdb.flush", HV_CTL_WRITE, "forget learned MAC addresses", 1, {P(PORT)}},
+	[HV_CTL_C_STATS] =
+		{"stats", HV_CTL_READ, "counters of ports, PMDs and the FDB", 1, {POS_OPT(PORT)}},
 	[HV_CTL_C_CONFIG_SAVE] = {"config.save", HV_CTL_WRITE, "write the config file", 0, {}},
 };
 
-static const struct hv_ctl_cmd_def settings = {
-	"config settings", HV_CTL_ROOT_ONLY, "the config file's settings object", 3,
-	{P(FDB_AGE_S), P(MAC_LIMIT), P(FDB_CAPACITY)}};
+static const struct hv_ctl_cmd_def settings = {"config settings",
+					       HV_CTL_ROOT_ONLY,
+					       "the config file's settings object",
+					       3,
+					       {P(FDB_AGE_S), P(MAC_LIMIT), P(FDB_CAPACITY)}};
 
 const struct hv_ctl_cmd_def *
 hv_ctl_api_cmd(enum hv_ctl_cmd_id id)
@@ -156,18 +175,23 @@ hv_ctl_api_expect(enum hv_ctl_key k, char *buf, size_t len)
 		snprintf(buf, len, "true or false");
 		break;
 	case HV_CTL_T_UINT_STR:
-		snprintf(buf, len, "an integer %" PRIu64 "..%" PRIu64 " or a string of 1..%zu "
-			 "characters", d->min, d->max, d->str_max);
+		snprintf(buf, len,
+			 "an integer %" PRIu64 "..%" PRIu64 " or a string of 1..%zu "
+			 "characters",
+			 d->min, d->max, d->str_max);
 		break;
 	case HV_CTL_T_UINT:
-		off = (size_t)snprintf(buf, len, "an integer %" PRIu64 "..%" PRIu64, d->min, d->max);
+		off = (size_t)snprintf(buf, len, "an integer %" PRIu64 "..%" PRIu64, d->min,
+				       d->max);
 		for (w = d->words; w != NULL && w->word != NULL && off < len; w++)
 			off += (size_t)snprintf(buf + off, len - off, " or %s", w->word);
 		break;
 	case HV_CTL_T_ENUM:
 		for (w = d->words; w->word != NULL && off < len; w++)
 			off += (size_t)snprintf(buf + off, len - off, "%s%s",
-						w == d->words ? "" : w[1].word ? ", " : " or ",
+						w == d->words ? ""
+						: w[1].word   ? ", "
+							      : " or ",
 						w->word);
 		break;
 	}
@@ -216,7 +240,8 @@ check_value(const struct hv_ctl_key_def *d, const cJSON *j, struct hv_ctl_val *v
 			return word_value(d, val->s, &val->u);
 		}
 		/* a JSON number with no fraction, exact as a double (2^53) */
-		if (!cJSON_IsNumber(j) || j->valuedouble < 0 || j->valuedouble > 9007199254740992.0 ||
+		if (!cJSON_IsNumber(j) || j->valuedouble < 0 ||
+		    j->valuedouble > 9007199254740992.0 ||
 		    j->valuedouble != (double)(uint64_t)j->valuedouble)
 			return false;
 		val->u = (uint64_t)j->valuedouble;
@@ -240,7 +265,8 @@ hv_ctl_api_parse(const struct hv_ctl_cmd_def *cmd, const char *prefix, const cJS
 		snprintf(err, errlen, "%s: arguments must be an object", prefix);
 		return -1;
 	}
-	cJSON_ArrayForEach(it, args) {
+	cJSON_ArrayForEach(it, args)
+	{
 		const struct hv_ctl_key_def *d = NULL;
 
 		for (i = 0; i < cmd->n_params; i++)
@@ -255,10 +281,11 @@ hv_ctl_api_parse(const struct hv_ctl_cmd_def *cmd, const char *prefix, const cJS
 			valid[0] = '\0';
 			for (i = 0; i < cmd->n_params && off < sizeof(valid); i++)
 				off += (size_t)snprintf(valid + off, sizeof(valid) - off, "%s%s",
-							i ? ", " : "", keys[cmd->params[i].key].key);
+							i ? ", " : "",
+							keys[cmd->params[i].key].key);
 			hv_ctl_utf8_clean(shown, sizeof(shown), it->string, 64);
-			snprintf(err, errlen, "%s: unknown argument '%s' (valid: %s)", prefix, shown,
-				 cmd->n_params ? valid : "none");
+			snprintf(err, errlen, "%s: unknown argument '%s' (valid: %s)", prefix,
+				 shown, cmd->n_params ? valid : "none");
 			return -1;
 		}
 		if (cJSON_IsNull(it))
@@ -276,7 +303,8 @@ hv_ctl_api_parse(const struct hv_ctl_cmd_def *cmd, const char *prefix, const cJS
 	}
 	for (i = 0; i < cmd->n_params; i++)
 		if (cmd->params[i].required && !out->v[cmd->params[i].key].set) {
-			snprintf(err, errlen, "%s: missing '%s'", prefix, keys[cmd->params[i].key].key);
+			snprintf(err, errlen, "%s: missing '%s'", prefix,
+				 keys[cmd->params[i].key].key);
 			return -1;
 		}
 	return 0;

@@ -79,9 +79,15 @@ enum hv_ctl_key {
 };
 
 /** Values of the "type" argument (the index of its word). */
-enum hv_ctl_port_type { HV_CTL_TYPE_VHOST, HV_CTL_TYPE_ETHDEV };
+enum hv_ctl_port_type {
+	HV_CTL_TYPE_VHOST,
+	HV_CTL_TYPE_ETHDEV
+};
 /** Values of the "mode" argument. */
-enum hv_ctl_port_mode { HV_CTL_MODE_SERVER, HV_CTL_MODE_CLIENT };
+enum hv_ctl_port_mode {
+	HV_CTL_MODE_SERVER,
+	HV_CTL_MODE_CLIENT
+};
 
 /** What an argument's JSON value is. */
 enum hv_ctl_type {
@@ -102,11 +108,11 @@ struct hv_ctl_word {
 struct hv_ctl_key_def {
 	const char *key;
 	enum hv_ctl_type type;
-	uint64_t min, max;                /**< UINT*: range; STR: length range */
-	size_t str_max;                   /**< UINT_STR: longest string */
-	const struct hv_ctl_word *words;  /**< UINT, ENUM: words, ended by a NULL word */
-	const char *metavar;              /**< for help: "N", "PATH" */
-	const char *help;                 /**< one line */
+	uint64_t min, max;               /**< UINT*: range; STR: length range */
+	size_t str_max;                  /**< UINT_STR: longest string */
+	const struct hv_ctl_word *words; /**< UINT, ENUM: words, ended by a NULL word */
+	const char *metavar;             /**< for help: "N", "PATH" */
+	const char *help;                /**< one line */
 };
 
 /** Most arguments of one command. */

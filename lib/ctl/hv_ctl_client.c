@@ -76,8 +76,7 @@ send_all(int fd, const char *buf, size_t len, char *err, size_t errlen)
 			continue;
 		if (n < 0) {
 			e = errno;
-			snprintf(err, errlen, "send: %s",
-				 e == EAGAIN ? "timed out" : strerror(e));
+			snprintf(err, errlen, "send: %s", e == EAGAIN ? "timed out" : strerror(e));
 			return e;
 		}
 		buf += n;

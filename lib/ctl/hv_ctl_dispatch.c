@@ -138,8 +138,9 @@ help_args(const struct hv_ctl_cmd_def *def, cJSON *o)
 		if (a == NULL || !cJSON_AddItemToArray(args, a) ||
 		    cJSON_AddStringToObject(a, "key", hv_ctl_api_key(def->params[i].key)->key) ==
 			    NULL ||
-		    cJSON_AddStringToObject(a, "accepts", hv_ctl_api_expect(def->params[i].key, exp,
-									   sizeof(exp))) == NULL ||
+		    cJSON_AddStringToObject(
+			    a, "accepts",
+			    hv_ctl_api_expect(def->params[i].key, exp, sizeof(exp))) == NULL ||
 		    cJSON_AddBoolToObject(a, "required", def->params[i].required) == NULL)
 			return -1;
 	}
@@ -198,8 +199,9 @@ allowed(const struct hv_ctl_server *s, const struct client *c, const char *name,
 	    (access == HV_CTL_WRITE && c->peer.role == HV_CTL_ROLE_ADMIN))
 		return true;
 	if (access == HV_CTL_WRITE && s->admin_group != HV_CTL_NO_GROUP)
-		snprintf(err, errlen, "permission denied: %s changes the switch: root or group %u only",
-			 name, (unsigned int)s->admin_group);
+		snprintf(err, errlen,
+			 "permission denied: %s changes the switch: root or group %u only", name,
+			 (unsigned int)s->admin_group);
 	else if (access == HV_CTL_WRITE)
 		snprintf(err, errlen, "permission denied: %s changes the switch: root only", name);
 	else
@@ -264,8 +266,8 @@ hv_ctl_dispatch(struct hv_ctl_server *s, struct client *c, const char *line, siz
 				 name->valuestring);
 		} else if (s->api && hv_ctl_api_find(name->valuestring) != NULL) {
 			/* types, ranges, unknown keys: refused before the handler runs */
-			hv_ctl_api_parse(hv_ctl_api_find(name->valuestring), NULL, args, &vals,
-					 err, sizeof(err));
+			hv_ctl_api_parse(hv_ctl_api_find(name->valuestring), NULL, args, &vals, err,
+					 sizeof(err));
 		} else {
 			memset(&vals, 0, sizeof(vals));
 		}

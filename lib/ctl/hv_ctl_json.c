@@ -15,8 +15,8 @@
 
 /* The member key of args, or NULL; -1 with err when args is not an object. */
 static int
-arg_get(const cJSON *args, const char *cmd, const char *key, bool required,
-	const cJSON **item, char *err, size_t errlen)
+arg_get(const cJSON *args, const char *cmd, const char *key, bool required, const cJSON **item,
+	char *err, size_t errlen)
 {
 	*item = NULL;
 	if (args != NULL && !cJSON_IsObject(args)) {
@@ -37,8 +37,8 @@ arg_get(const cJSON *args, const char *cmd, const char *key, bool required,
 }
 
 int
-hv_ctl_arg_str(const cJSON *args, const char *cmd, const char *key, bool required,
-	       size_t maxlen, const char **out, char *err, size_t errlen)
+hv_ctl_arg_str(const cJSON *args, const char *cmd, const char *key, bool required, size_t maxlen,
+	       const char **out, char *err, size_t errlen)
 {
 	const cJSON *item;
 	int rc = arg_get(args, cmd, key, required, &item, err, errlen);
@@ -61,8 +61,8 @@ hv_ctl_arg_str(const cJSON *args, const char *cmd, const char *key, bool require
 }
 
 int
-hv_ctl_arg_uint(const cJSON *args, const char *cmd, const char *key, bool required,
-		uint64_t min, uint64_t max, uint64_t *out, char *err, size_t errlen)
+hv_ctl_arg_uint(const cJSON *args, const char *cmd, const char *key, bool required, uint64_t min,
+		uint64_t max, uint64_t *out, char *err, size_t errlen)
 {
 	const cJSON *item;
 	int rc = arg_get(args, cmd, key, required, &item, err, errlen);
@@ -74,8 +74,8 @@ hv_ctl_arg_uint(const cJSON *args, const char *cmd, const char *key, bool requir
 		max = JSON_MAX_EXACT_INT;
 	v = cJSON_IsNumber(item) ? item->valuedouble : NAN;
 	if (!isfinite(v) || v != floor(v) || v < (double)min || v > (double)max) {
-		snprintf(err, errlen, "%s: '%s' must be an integer %" PRIu64 "..%" PRIu64, cmd,
-			 key, min, max);
+		snprintf(err, errlen, "%s: '%s' must be an integer %" PRIu64 "..%" PRIu64, cmd, key,
+			 min, max);
 		return -1;
 	}
 	*out = (uint64_t)v;
@@ -83,8 +83,8 @@ hv_ctl_arg_uint(const cJSON *args, const char *cmd, const char *key, bool requir
 }
 
 int
-hv_ctl_arg_bool(const cJSON *args, const char *cmd, const char *key, bool required,
-		bool *out, char *err, size_t errlen)
+hv_ctl_arg_bool(const cJSON *args, const char *cmd, const char *key, bool required, bool *out,
+		char *err, size_t errlen)
 {
 	const cJSON *item;
 	int rc = arg_get(args, cmd, key, required, &item, err, errlen);
@@ -100,8 +100,8 @@ hv_ctl_arg_bool(const cJSON *args, const char *cmd, const char *key, bool requir
 }
 
 int
-hv_ctl_args_check(const cJSON *args, const char *cmd, const char *const *allowed,
-		  char *err, size_t errlen)
+hv_ctl_args_check(const cJSON *args, const char *cmd, const char *const *allowed, char *err,
+		  size_t errlen)
 {
 	const cJSON *item;
 	size_t i;
@@ -112,7 +112,8 @@ hv_ctl_args_check(const cJSON *args, const char *cmd, const char *const *allowed
 		snprintf(err, errlen, "%s: arguments must be an object", cmd);
 		return -1;
 	}
-	cJSON_ArrayForEach(item, args) {
+	cJSON_ArrayForEach(item, args)
+	{
 		for (i = 0; allowed[i] != NULL; i++)
 			if (item->string != NULL && strcmp(item->string, allowed[i]) == 0)
 				break;

@@ -21,23 +21,23 @@
 struct client {
 	int fd;
 	struct hv_ctl_peer peer;
-	char *in;            /* request bytes not yet dispatched */
+	char *in; /* request bytes not yet dispatched */
 	size_t in_len, in_cap;
-	char *out;           /* replies not yet written */
+	char *out; /* replies not yet written */
 	size_t out_off, out_len, out_cap;
-	bool closing;        /* close once out is written */
-	bool ready;          /* complete lines in `in` wait for a turn */
-	uint32_t events;     /* what epoll watches for it */
+	bool closing;         /* close once out is written */
+	bool ready;           /* complete lines in `in` wait for a turn */
+	uint32_t events;      /* what epoll watches for it */
 	uint64_t progress_ms; /* last reply byte written */
-	uint64_t line_ms;    /* first byte of the request being received, 0: none */
-	uint64_t idle_ms;    /* connected, or last reply written */
-	uint64_t turn;       /* the poll that last gave it a turn */
+	uint64_t line_ms;     /* first byte of the request being received, 0: none */
+	uint64_t idle_ms;     /* connected, or last reply written */
+	uint64_t turn;        /* the poll that last gave it a turn */
 };
 
 struct hv_ctl_server {
 	int lfd;
 	int epfd;
-	int work_fd;         /* eventfd: readable while a ready client can run */
+	int work_fd; /* eventfd: readable while a ready client can run */
 	bool work_set;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	dev_t sock_dev;
@@ -47,9 +47,9 @@ struct hv_ctl_server {
 	uid_t euid;
 	struct hv_ctl_limits lim;
 	uint64_t turn;
-	unsigned int rr;     /* where the next round of turns starts */
+	unsigned int rr; /* where the next round of turns starts */
 	const struct hv_ctl_cmd *cmds;
-	bool api;            /* validate requests against hv_ctl_api.h's table */
+	bool api; /* validate requests against hv_ctl_api.h's table */
 	void *ctx;
 	struct client *clients[HV_CTL_MAX_CLIENTS];
 };

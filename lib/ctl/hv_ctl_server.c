@@ -31,8 +31,8 @@
 #define IN_BUF_MIN 4096
 #define IN_BUF_MAX (HV_CTL_MAX_REQUEST + 1) /* a full line plus its '\n' */
 #define EVENTS_MAX 32
-#define ACCEPT_MAX 16 /* connections accepted per poll */
-#define LISTEN_TAG UINT64_MAX /* epoll data of the listening socket */
+#define ACCEPT_MAX 16             /* connections accepted per poll */
+#define LISTEN_TAG UINT64_MAX     /* epoll data of the listening socket */
 #define WORK_TAG (UINT64_MAX - 1) /* epoll data of the work eventfd */
 
 static uint64_t
@@ -356,7 +356,9 @@ server_accept(struct hv_ctl_server *s)
 		}
 		c->fd = fd;
 		c->peer = (struct hv_ctl_peer){
-			.uid = cred.uid, .gid = cred.gid, .pid = cred.pid,
+			.uid = cred.uid,
+			.gid = cred.gid,
+			.pid = cred.pid,
 			.role = (enum hv_ctl_role)role,
 		};
 		c->events = EPOLLIN;
@@ -401,9 +403,10 @@ server_sweep(struct hv_ctl_server *s)
 			continue; /* being served */
 		} else if (c->in_len > 0) {
 			if (now - c->line_ms > s->lim.request_ms) {
-				snprintf(why, sizeof(why),
-					 "request not complete within %u ms; closing the connection",
-					 s->lim.request_ms);
+				snprintf(
+					why, sizeof(why),
+					"request not complete within %u ms; closing the connection",
+					s->lim.request_ms);
 				client_drop(s, idx, why);
 			}
 		} else if (now - c->idle_ms > s->lim.idle_ms) {
@@ -537,8 +540,8 @@ clear_stale(const char *path, char *err, size_t errlen)
 }
 
 struct hv_ctl_server *
-hv_ctl_server_create(const char *path, gid_t group, const struct hv_ctl_cmd *cmds,
-		     void *ctx, char *err, size_t errlen)
+hv_ctl_server_create(const char *path, gid_t group, const struct hv_ctl_cmd *cmds, void *ctx,
+		     char *err, size_t errlen)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = LISTEN_TAG};
@@ -592,8 +595,7 @@ hv_ctl_server_create(const char *path, gid_t group, const struct hv_ctl_cmd *cmd
 		snprintf(err, errlen, "chmod %s: %s", path, strerror(errno));
 		goto fail;
 	}
-	if (group != HV_CTL_NO_GROUP &&
-	    chown(path, s->euid == 0 ? 0 : (uid_t)-1, group) < 0) {
+	if (group != HV_CTL_NO_GROUP && chown(path, s->euid == 0 ? 0 : (uid_t)-1, group) < 0) {
 		snprintf(err, errlen, "chown %s to group %u: %s", path, (unsigned int)group,
 			 strerror(errno));
 		goto fail;

@@ -42,7 +42,7 @@ struct hv_fdb {
 	uint32_t *free_slots; /* stack of free slot indices (control thread) */
 	uint32_t n_free;
 	uint32_t n_slots;
-	uint32_t *per_port;   /* MACs owned; the control thread writes, PMDs read */
+	uint32_t *per_port; /* MACs owned; the control thread writes, PMDs read */
 	struct port_queued *queued;
 	uint16_t max_ports;
 	uint32_t max_per_port; /* the control thread writes, PMDs read */
@@ -146,10 +146,10 @@ hv_fdb_create(const char *name, const struct hv_fdb_conf *conf)
 	fdb->n_slots = conf->capacity * 2;
 	fdb->slots = rte_zmalloc_socket("hv_fdb_slots", sizeof(*fdb->slots) * fdb->n_slots,
 					RTE_CACHE_LINE_SIZE, conf->socket);
-	fdb->free_slots = rte_malloc_socket("hv_fdb_free", sizeof(uint32_t) * fdb->n_slots, 0,
-					    conf->socket);
-	fdb->per_port = rte_zmalloc_socket("hv_fdb_ports", sizeof(uint32_t) * conf->max_ports,
-					   0, conf->socket);
+	fdb->free_slots =
+		rte_malloc_socket("hv_fdb_free", sizeof(uint32_t) * fdb->n_slots, 0, conf->socket);
+	fdb->per_port = rte_zmalloc_socket("hv_fdb_ports", sizeof(uint32_t) * conf->max_ports, 0,
+					   conf->socket);
 	fdb->queued = rte_zmalloc_socket("hv_fdb_queued", sizeof(*fdb->queued) * conf->max_ports,
 					 RTE_CACHE_LINE_SIZE, conf->socket);
 	snprintf(rname, sizeof(rname), "%s_learn", name);
@@ -206,8 +206,8 @@ hv_fdb_lookup_bulk(const struct hv_fdb *fdb, const struct hv_fdb_key **keys, uns
 	for (unsigned int i = 0; i < n; i++) {
 		const struct fdb_slot *s = data[i];
 
-		ports[i] = (hits >> i) & 1 ? __atomic_load_n(&s->port, __ATOMIC_RELAXED) :
-					     HV_FDB_PORT_NONE;
+		ports[i] = (hits >> i) & 1 ? __atomic_load_n(&s->port, __ATOMIC_RELAXED)
+					   : HV_FDB_PORT_NONE;
 	}
 }
 
@@ -224,8 +224,7 @@ port_full(const struct hv_fdb *fdb, uint16_t port)
 static inline void
 per_port_add(struct hv_fdb *fdb, uint16_t port, int d)
 {
-	__atomic_store_n(&fdb->per_port[port], fdb->per_port[port] + (uint32_t)d,
-			 __ATOMIC_RELAXED);
+	__atomic_store_n(&fdb->per_port[port], fdb->per_port[port] + (uint32_t)d, __ATOMIC_RELAXED);
 }
 
 /*
@@ -264,8 +263,8 @@ learn_queue(struct hv_fdb *fdb, const struct learn_req *req, unsigned int nreq, 
 }
 
 void
-hv_fdb_learn_bulk(struct hv_fdb *fdb, const struct hv_fdb_key **keys, unsigned int n,
-		  uint16_t port, uint64_t now_ms, struct hv_fdb_refused *refused)
+hv_fdb_learn_bulk(struct hv_fdb *fdb, const struct hv_fdb_key **keys, unsigned int n, uint16_t port,
+		  uint64_t now_ms, struct hv_fdb_refused *refused)
 {
 	void *data[RTE_HASH_LOOKUP_BULK_MAX];
 	struct learn_req req[RTE_HASH_LOOKUP_BULK_MAX];
@@ -362,8 +361,7 @@ hv_fdb_apply(struct hv_fdb *fdb)
 
 /* Remove every entry @match selects; slots come back after the grace period. */
 static unsigned int
-remove_if(struct hv_fdb *fdb, bool (*match)(const struct fdb_slot *s, uint64_t arg),
-	  uint64_t arg)
+remove_if(struct hv_fdb *fdb, bool (*match)(const struct fdb_slot *s, uint64_t arg), uint64_t arg)
 {
 	const void *key;
 	void *data;
@@ -428,8 +426,7 @@ hv_fdb_set_limits(struct hv_fdb *fdb, uint64_t age_ms, uint32_t max_per_port)
 }
 
 int
-hv_fdb_walk(const struct hv_fdb *fdb, int (*fn)(const struct hv_fdb_entry *e, void *arg),
-	    void *arg)
+hv_fdb_walk(const struct hv_fdb *fdb, int (*fn)(const struct hv_fdb_entry *e, void *arg), void *arg)
 {
 	const void *key;
 	void *data;

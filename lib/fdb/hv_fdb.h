@@ -43,26 +43,26 @@ struct hv_fdb_key {
 
 /** Table configuration. */
 struct hv_fdb_conf {
-	uint32_t capacity;      /**< MAC addresses in all */
-	uint16_t max_ports;     /**< port indices are 0..max_ports-1 */
-	uint32_t max_per_port;  /**< MACs one port may own (0: no limit) */
-	uint64_t age_ms;        /**< idle time before an entry goes */
+	uint32_t capacity;        /**< MAC addresses in all */
+	uint16_t max_ports;       /**< port indices are 0..max_ports-1 */
+	uint32_t max_per_port;    /**< MACs one port may own (0: no limit) */
+	uint64_t age_ms;          /**< idle time before an entry goes */
 	struct rte_rcu_qsbr *rcu; /**< the readers' quiescent-state variable (may be NULL
 				     when no other thread reads) */
-	int socket;             /**< NUMA socket */
+	int socket;               /**< NUMA socket */
 };
 
 /** Counters (control thread). */
 struct hv_fdb_stats {
-	uint64_t learned;       /**< new entries */
-	uint64_t moved;         /**< entries that changed port */
-	uint64_t aged;          /**< entries removed by ageing */
-	uint64_t limit_refused; /**< not learned: the port owns max_per_port MACs (refused
+	uint64_t learned;        /**< new entries */
+	uint64_t moved;          /**< entries that changed port */
+	uint64_t aged;           /**< entries removed by ageing */
+	uint64_t limit_refused;  /**< not learned: the port owns max_per_port MACs (refused
 				     by a PMD or the control thread) */
 	uint64_t budget_refused; /**< not learned: the port had HV_FDB_LEARN_BUDGET
 				      requests queued (refused by a PMD) */
-	uint64_t table_full;    /**< not learned: no room */
-	uint64_t queue_full;    /**< learn requests lost: the control thread lagged */
+	uint64_t table_full;     /**< not learned: no room */
+	uint64_t queue_full;     /**< learn requests lost: the control thread lagged */
 };
 
 /** Learn requests a PMD refused for one port, in counters of the caller's. */
@@ -83,8 +83,8 @@ void hv_fdb_free(struct hv_fdb *fdb);
  * Data path: destination ports of @n keys (HV_FDB_PORT_NONE when unknown).
  * @n at most 64.
  */
-void hv_fdb_lookup_bulk(const struct hv_fdb *fdb, const struct hv_fdb_key **keys,
-			unsigned int n, uint16_t *ports);
+void hv_fdb_lookup_bulk(const struct hv_fdb *fdb, const struct hv_fdb_key **keys, unsigned int n,
+			uint16_t *ports);
 
 /**
  * Data path: @n source keys seen on @port at time @now (any monotonic unit

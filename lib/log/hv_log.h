@@ -20,7 +20,7 @@ extern "C" {
 extern int hv_logtype;
 
 /** Log at RTE_LOG_<level> with a trailing newline. */
-#define HV_LOG(level, fmt, ...) \
+#define HV_LOG(level, fmt, ...)                                                                    \
 	rte_log(RTE_LOG_##level, hv_logtype, "hvswitch: " fmt "\n", ##__VA_ARGS__)
 
 /** Token bucket: at most burst messages, refilled at one per interval. */
@@ -43,12 +43,12 @@ struct hv_ratelimit {
 bool hv_ratelimit_allow(struct hv_ratelimit *rl, uint32_t *suppressed);
 
 /** Rate-limited HV_LOG; reports how many messages it held back. */
-#define HV_LOG_RL(rl, level, fmt, ...)                                          \
-	do {                                                                    \
-		uint32_t hv_sup_;                                               \
-		if (hv_ratelimit_allow((rl), &hv_sup_))                         \
-			HV_LOG(level, fmt "%s", ##__VA_ARGS__,                  \
-			       hv_sup_ ? " (and earlier messages suppressed)" : ""); \
+#define HV_LOG_RL(rl, level, fmt, ...)                                                             \
+	do {                                                                                       \
+		uint32_t hv_sup_;                                                                  \
+		if (hv_ratelimit_allow((rl), &hv_sup_))                                            \
+			HV_LOG(level, fmt "%s", ##__VA_ARGS__,                                     \
+			       hv_sup_ ? " (and earlier messages suppressed)" : "");               \
 	} while (0)
 
 #ifdef __cplusplus

@@ -82,17 +82,17 @@ hv_offload_mbuf_has_hdr(const struct rte_mbuf *m)
 }
 
 /** Why a frame's offload request was refused; the X-macro gives each a counter name. */
-#define HV_OFFLOAD_DROP_REASONS(X)                                                    \
-	X(BAD_FLAGS, "bad_flags")       /* a flag other than NEEDS_CSUM */              \
-	X(BAD_GSO_TYPE, "bad_gso_type") /* not none/TCPv4/TCPv6, or ECN without GSO */  \
+#define HV_OFFLOAD_DROP_REASONS(X)                                                                 \
+	X(BAD_FLAGS, "bad_flags")       /* a flag other than NEEDS_CSUM */                         \
+	X(BAD_GSO_TYPE, "bad_gso_type") /* not none/TCPv4/TCPv6, or ECN without GSO */             \
 	X(CSUM_RANGE, "csum_range")     /* csum_start + csum_offset + 2 beyond the frame, \
-					   or a start inside the Ethernet header */       \
-	X(GSO_NO_CSUM, "gso_no_csum")   /* segmentation without a partial checksum */   \
-	X(GSO_SIZE, "gso_size")         /* gso_size under HV_OFFLOAD_GSO_SIZE_MIN */      \
+					   or a start inside the Ethernet header */        \
+	X(GSO_NO_CSUM, "gso_no_csum")   /* segmentation without a partial checksum */              \
+	X(GSO_SIZE, "gso_size")         /* gso_size under HV_OFFLOAD_GSO_SIZE_MIN */               \
 	X(BAD_L3, "bad_l3")             /* not the IPv4/IPv6 gso_type names, a fragment, \
-					   an IPv6 extension header, lengths that lie */ \
-	X(BAD_L4, "bad_l4")             /* not TCP, or a TCP header cut or too short */  \
-	X(CSUM_NOT_TCP, "csum_not_tcp") /* GSO whose checksum is not the TCP checksum */ \
+					   an IPv6 extension header, lengths that lie */         \
+	X(BAD_L4, "bad_l4")             /* not TCP, or a TCP header cut or too short */            \
+	X(CSUM_NOT_TCP, "csum_not_tcp") /* GSO whose checksum is not the TCP checksum */           \
 	X(NO_MBUF, "no_mbuf")           /* no mbuf for a segment or a private copy */
 
 /** Drop reasons, indices into hv_offload_stats.drops (0 is no reason: success). */
@@ -132,12 +132,12 @@ enum hv_offload_drop hv_offload_check(const struct rte_mbuf *m, const struct hv_
 				      struct hv_offload_layout *lo);
 
 /** What a destination takes (HV_OFFLOAD_CAP_* bits). */
-#define HV_OFFLOAD_CAP_CSUM (1u << 0)   /**< partial TCP/UDP checksums */
-#define HV_OFFLOAD_CAP_TSO4 (1u << 1)   /**< whole TCPv4 GSO frames */
-#define HV_OFFLOAD_CAP_TSO6 (1u << 2)   /**< whole TCPv6 GSO frames */
-#define HV_OFFLOAD_CAP_ECN (1u << 3)    /**< GSO frames with the ECN bit */
+#define HV_OFFLOAD_CAP_CSUM (1u << 0)    /**< partial TCP/UDP checksums */
+#define HV_OFFLOAD_CAP_TSO4 (1u << 1)    /**< whole TCPv4 GSO frames */
+#define HV_OFFLOAD_CAP_TSO6 (1u << 2)    /**< whole TCPv6 GSO frames */
+#define HV_OFFLOAD_CAP_ECN (1u << 3)     /**< GSO frames with the ECN bit */
 #define HV_OFFLOAD_CAP_IP_CSUM (1u << 4) /**< NIC: IPv4 header checksums (ethdev only) */
-#define HV_OFFLOAD_CAP_ETHDEV (1u << 5) /**< a NIC: offloads go as mbuf ol_flags, not metadata */
+#define HV_OFFLOAD_CAP_ETHDEV (1u << 5)  /**< a NIC: offloads go as mbuf ol_flags, not metadata */
 
 /** Capabilities of a guest from its negotiated virtio features. */
 uint32_t hv_offload_caps_from_virtio(uint64_t features);
@@ -150,10 +150,10 @@ uint64_t hv_offload_ethdev_tx_offloads(uint64_t tx_offload_capa);
 
 /** Offload counters of one destination (or source, for drops). */
 struct hv_offload_stats {
-	uint64_t passthrough;  /**< GSO or partial-checksum frames delivered whole */
-	uint64_t hw_offload;   /**< of those, handed to a NIC's offloads */
-	uint64_t segmented;    /**< GSO frames cut in software */
-	uint64_t segments;     /**< segments those became */
+	uint64_t passthrough;   /**< GSO or partial-checksum frames delivered whole */
+	uint64_t hw_offload;    /**< of those, handed to a NIC's offloads */
+	uint64_t segmented;     /**< GSO frames cut in software */
+	uint64_t segments;      /**< segments those became */
 	uint64_t csum_finished; /**< frames and segments whose checksum was computed */
 	uint64_t drops[HV_OFFLOAD_DROP__MAX]; /**< by reason */
 };

@@ -41,10 +41,9 @@ hv_offload_mbuf_register(void)
 	return 0;
 }
 
-static const char *const drop_names[] = {
-	[HV_OFFLOAD_DROP__NONE] = "none",
+static const char *const drop_names[] = {[HV_OFFLOAD_DROP__NONE] = "none",
 #define HV_X(id, name) [HV_OFFLOAD_DROP_##id] = name,
-	HV_OFFLOAD_DROP_REASONS(HV_X)
+					 HV_OFFLOAD_DROP_REASONS(HV_X)
 #undef HV_X
 };
 
@@ -129,8 +128,7 @@ offload_parse_l2(const uint8_t *b, uint32_t len, uint16_t *l2_len, uint16_t *eth
  * first @len bytes (all of them, up to OFFLOAD_HDR_MAX) are in @b.
  */
 static enum hv_offload_drop
-parse_tcp(const uint8_t *b, uint32_t len, uint32_t pkt_len, bool ipv6,
-	  struct hv_offload_layout *lo)
+parse_tcp(const uint8_t *b, uint32_t len, uint32_t pkt_len, bool ipv6, struct hv_offload_layout *lo)
 {
 	uint16_t l2, type, l3, l4;
 	const struct rte_tcp_hdr *tcp;
@@ -162,7 +160,8 @@ parse_tcp(const uint8_t *b, uint32_t len, uint32_t pkt_len, bool ipv6,
 			return HV_OFFLOAD_DROP_BAD_L3;
 		/* extension headers are not walked: TCP must follow directly */
 		if (ip->proto != IPPROTO_TCP)
-			return ip->proto == IPPROTO_UDP ? HV_OFFLOAD_DROP_BAD_L4 : HV_OFFLOAD_DROP_BAD_L3;
+			return ip->proto == IPPROTO_UDP ? HV_OFFLOAD_DROP_BAD_L4
+							: HV_OFFLOAD_DROP_BAD_L3;
 	}
 	if (len < (uint32_t)l2 + l3 + sizeof(*tcp))
 		return HV_OFFLOAD_DROP_BAD_L4;

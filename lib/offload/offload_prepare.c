@@ -156,8 +156,8 @@ struct src_cursor {
  * adding mbufs from @mp as each fills. @return 0, or -1 without mbufs.
  */
 static int
-copy_payload(struct src_cursor *c, struct rte_mbuf *head, struct rte_mbuf **tail,
-	     uint32_t len, struct rte_mempool *mp)
+copy_payload(struct src_cursor *c, struct rte_mbuf *head, struct rte_mbuf **tail, uint32_t len,
+	     struct rte_mempool *mp)
 {
 	struct rte_mbuf *d = *tail;
 
@@ -183,7 +183,7 @@ copy_payload(struct src_cursor *c, struct rte_mbuf *head, struct rte_mbuf **tail
 		avail = c->seg->data_len - c->off;
 		k = RTE_MIN(len, RTE_MIN(room, avail));
 		memcpy(rte_pktmbuf_mtod_offset(d, uint8_t *, d->data_len),
-			   rte_pktmbuf_mtod_offset(c->seg, const uint8_t *, c->off), k);
+		       rte_pktmbuf_mtod_offset(c->seg, const uint8_t *, c->off), k);
 		d->data_len += k;
 		head->pkt_len += k;
 		c->off += k;
@@ -245,7 +245,8 @@ fix_headers(struct rte_mbuf *d, const struct hv_offload_layout *lo, const struct
 
 		ip->total_length = rte_cpu_to_be_16((uint16_t)(lo->l3_len + tcp_len));
 		ip->packet_id = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(ip->packet_id) + i));
-		ip->hdr_checksum = (uint16_t)~fold32(ss->ip_base + ip->total_length + ip->packet_id);
+		ip->hdr_checksum =
+			(uint16_t)~fold32(ss->ip_base + ip->total_length + ip->packet_id);
 	} else {
 		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
 
@@ -279,9 +280,8 @@ fix_headers(struct rte_mbuf *d, const struct hv_offload_layout *lo, const struct
 
 /* Cut @m into segments of @mss payload bytes; consumes @m. @return segments, 0 if dropped. */
 static uint16_t
-segment(struct rte_mbuf *m, const struct hv_offload_layout *lo, uint16_t mss,
-	enum seg_csum mode, struct rte_mempool *mp, struct rte_mbuf **out,
-	struct hv_offload_stats *st)
+segment(struct rte_mbuf *m, const struct hv_offload_layout *lo, uint16_t mss, enum seg_csum mode,
+	struct rte_mempool *mp, struct rte_mbuf **out, struct hv_offload_stats *st)
 {
 	uint16_t hlen = lo->l2_len + lo->l3_len + lo->l4_len;
 	uint8_t hbuf[OFFLOAD_HDR_MAX];
@@ -412,7 +412,8 @@ nic_csum(struct rte_mbuf **mp_m, const struct hv_offload_hdr *h, struct rte_memp
 		return NULL;
 	if (proto == IPPROTO_TCP && h->csum_offset == offsetof(struct rte_tcp_hdr, cksum))
 		fl |= RTE_MBUF_F_TX_TCP_CKSUM;
-	else if (proto == IPPROTO_UDP && h->csum_offset == offsetof(struct rte_udp_hdr, dgram_cksum))
+	else if (proto == IPPROTO_UDP &&
+		 h->csum_offset == offsetof(struct rte_udp_hdr, dgram_cksum))
 		fl |= RTE_MBUF_F_TX_UDP_CKSUM;
 	else
 		return NULL;
@@ -472,8 +473,8 @@ prepare_csum(struct rte_mbuf *m, const struct hv_offload_hdr *h, uint32_t caps,
 }
 
 uint16_t
-hv_offload_prepare(struct rte_mbuf *m, uint32_t caps, struct rte_mempool *mp,
-		   struct rte_mbuf **out, struct hv_offload_stats *st)
+hv_offload_prepare(struct rte_mbuf *m, uint32_t caps, struct rte_mempool *mp, struct rte_mbuf **out,
+		   struct hv_offload_stats *st)
 {
 	struct hv_offload_layout lo;
 	struct hv_offload_hdr h;
@@ -502,7 +503,8 @@ hv_offload_prepare(struct rte_mbuf *m, uint32_t caps, struct rte_mempool *mp,
 	if (rc != HV_OFFLOAD_DROP__NONE)
 		return drop(m, rc, st);
 	whole = (caps & HV_OFFLOAD_CAP_CSUM) &&
-		(caps & (gso == VIRTIO_NET_HDR_GSO_TCPV4 ? HV_OFFLOAD_CAP_TSO4 : HV_OFFLOAD_CAP_TSO6)) &&
+		(caps &
+		 (gso == VIRTIO_NET_HDR_GSO_TCPV4 ? HV_OFFLOAD_CAP_TSO4 : HV_OFFLOAD_CAP_TSO6)) &&
 		(!(h.gso_type & VIRTIO_NET_HDR_GSO_ECN) || (caps & HV_OFFLOAD_CAP_ECN));
 	if (whole && !(caps & HV_OFFLOAD_CAP_ETHDEV)) {
 		/* the guest takes it as it came: the header goes with it */
@@ -523,7 +525,8 @@ hv_offload_prepare(struct rte_mbuf *m, uint32_t caps, struct rte_mempool *mp,
 		return 1;
 	}
 	return segment(m, &lo, h.gso_size,
-		       !(caps & HV_OFFLOAD_CAP_CSUM) ? SEG_CSUM_FULL :
-		       (caps & HV_OFFLOAD_CAP_ETHDEV) ? SEG_CSUM_NIC : SEG_CSUM_PARTIAL,
+		       !(caps & HV_OFFLOAD_CAP_CSUM)    ? SEG_CSUM_FULL
+		       : (caps & HV_OFFLOAD_CAP_ETHDEV) ? SEG_CSUM_NIC
+							: SEG_CSUM_PARTIAL,
 		       mp, out, st);
 }

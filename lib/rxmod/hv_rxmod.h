@@ -82,19 +82,19 @@ struct hv_rxmod_stats {
 /** Policy state of one queue (one ring). Zero it, then hv_rxmod_init(). */
 struct hv_rxmod_queue {
 	/* ---- configuration (written by any thread, atomically) ---- */
-	uint32_t conf_us;        /* window, µs, or HV_RXMOD_ADAPTIVE */
+	uint32_t conf_us; /* window, µs, or HV_RXMOD_ADAPTIVE */
 
 	/* ---- state (the owning thread) ---- */
 	uint64_t cycles_per_us;
-	uint64_t window;         /* current window, cycles (adaptive: the last pick) */
-	uint64_t last_irq;       /* when the last interrupt was sent */
-	uint64_t due;            /* when the owed interrupt goes */
-	uint32_t owed_frames;    /* entries returned since the last interrupt decision */
-	uint32_t generation;     /* ring generation of the owed interrupt */
-	bool irq_valid;          /* last_irq holds a time */
+	uint64_t window;      /* current window, cycles (adaptive: the last pick) */
+	uint64_t last_irq;    /* when the last interrupt was sent */
+	uint64_t due;         /* when the owed interrupt goes */
+	uint32_t owed_frames; /* entries returned since the last interrupt decision */
+	uint32_t generation;  /* ring generation of the owed interrupt */
+	bool irq_valid;       /* last_irq holds a time */
 	bool owed;
-	bool held;               /* the owed interrupt waits for the window */
-	uint64_t epoch_start;    /* adaptive: rate measurement */
+	bool held;            /* the owed interrupt waits for the window */
+	uint64_t epoch_start; /* adaptive: rate measurement */
 	uint64_t epoch_frames;
 	bool epoch_valid;
 
@@ -127,8 +127,8 @@ uint32_t hv_rxmod_configured(const struct hv_rxmod_queue *q);
  * @return true when an interrupt is owed (due now or later): the caller must
  *         keep polling hv_rxmod_due() until hv_rxmod_done().
  */
-bool hv_rxmod_on_used(struct hv_rxmod_queue *q, uint64_t now, uint32_t entries,
-		      uint32_t ring_size, uint32_t generation, bool wanted);
+bool hv_rxmod_on_used(struct hv_rxmod_queue *q, uint64_t now, uint32_t entries, uint32_t ring_size,
+		      uint32_t generation, bool wanted);
 
 /** Whether an interrupt is owed and its time has come. */
 static inline bool

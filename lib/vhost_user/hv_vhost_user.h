@@ -128,28 +128,25 @@ enum vhost_msg_size {
  * size rule, fds, reply. The backend's handler of X is vhost_msg_<fn>() in
  * drivers/vhost/vhost_msg.c; it refuses anything else with a logged reason.
  */
-#define VHOST_USER_MESSAGES(X)                                                      \
-	X(GET_FEATURES, get_features, 1, SIZE_NONE, FDS_NONE, REPLY_ALWAYS)         \
-	X(SET_FEATURES, set_features, 2, SIZE_U64, FDS_NONE, REPLY_NEVER)           \
-	X(SET_OWNER, set_owner, 3, SIZE_NONE, FDS_NONE, REPLY_NEVER)                \
-	X(RESET_OWNER, reset_owner, 4, SIZE_NONE, FDS_NONE, REPLY_NEVER)            \
-	X(SET_MEM_TABLE, set_mem_table, 5, SIZE_MEM, FDS_MEM, REPLY_NEVER)          \
-	X(SET_VRING_NUM, set_vring_num, 8, SIZE_STATE, FDS_NONE, REPLY_NEVER)       \
-	X(SET_VRING_ADDR, set_vring_addr, 9, SIZE_ADDR, FDS_NONE, REPLY_NEVER)      \
-	X(SET_VRING_BASE, set_vring_base, 10, SIZE_STATE, FDS_NONE, REPLY_NEVER)    \
-	X(GET_VRING_BASE, get_vring_base, 11, SIZE_STATE, FDS_NONE, REPLY_ALWAYS)   \
-	X(SET_VRING_KICK, set_vring_kick, 12, SIZE_U64, FDS_VRING, REPLY_NEVER)     \
-	X(SET_VRING_CALL, set_vring_call, 13, SIZE_U64, FDS_VRING, REPLY_NEVER)     \
-	X(SET_VRING_ERR, set_vring_err, 14, SIZE_U64, FDS_VRING, REPLY_NEVER)       \
-	X(GET_PROTOCOL_FEATURES, get_protocol_features, 15, SIZE_NONE, FDS_NONE,    \
-	  REPLY_ALWAYS)                                                             \
-	X(SET_PROTOCOL_FEATURES, set_protocol_features, 16, SIZE_U64, FDS_NONE,     \
-	  REPLY_NEVER)                                                              \
-	X(GET_QUEUE_NUM, get_queue_num, 17, SIZE_NONE, FDS_NONE, REPLY_ALWAYS)      \
-	X(SET_VRING_ENABLE, set_vring_enable, 18, SIZE_STATE, FDS_NONE, REPLY_NEVER) \
-	X(GET_MAX_MEM_SLOTS, get_max_mem_slots, 36, SIZE_NONE, FDS_NONE,            \
-	  REPLY_ALWAYS)                                                             \
-	X(ADD_MEM_REG, add_mem_reg, 37, SIZE_MEMREG, FDS_ONE, REPLY_NEVER)          \
+#define VHOST_USER_MESSAGES(X)                                                                     \
+	X(GET_FEATURES, get_features, 1, SIZE_NONE, FDS_NONE, REPLY_ALWAYS)                        \
+	X(SET_FEATURES, set_features, 2, SIZE_U64, FDS_NONE, REPLY_NEVER)                          \
+	X(SET_OWNER, set_owner, 3, SIZE_NONE, FDS_NONE, REPLY_NEVER)                               \
+	X(RESET_OWNER, reset_owner, 4, SIZE_NONE, FDS_NONE, REPLY_NEVER)                           \
+	X(SET_MEM_TABLE, set_mem_table, 5, SIZE_MEM, FDS_MEM, REPLY_NEVER)                         \
+	X(SET_VRING_NUM, set_vring_num, 8, SIZE_STATE, FDS_NONE, REPLY_NEVER)                      \
+	X(SET_VRING_ADDR, set_vring_addr, 9, SIZE_ADDR, FDS_NONE, REPLY_NEVER)                     \
+	X(SET_VRING_BASE, set_vring_base, 10, SIZE_STATE, FDS_NONE, REPLY_NEVER)                   \
+	X(GET_VRING_BASE, get_vring_base, 11, SIZE_STATE, FDS_NONE, REPLY_ALWAYS)                  \
+	X(SET_VRING_KICK, set_vring_kick, 12, SIZE_U64, FDS_VRING, REPLY_NEVER)                    \
+	X(SET_VRING_CALL, set_vring_call, 13, SIZE_U64, FDS_VRING, REPLY_NEVER)                    \
+	X(SET_VRING_ERR, set_vring_err, 14, SIZE_U64, FDS_VRING, REPLY_NEVER)                      \
+	X(GET_PROTOCOL_FEATURES, get_protocol_features, 15, SIZE_NONE, FDS_NONE, REPLY_ALWAYS)     \
+	X(SET_PROTOCOL_FEATURES, set_protocol_features, 16, SIZE_U64, FDS_NONE, REPLY_NEVER)       \
+	X(GET_QUEUE_NUM, get_queue_num, 17, SIZE_NONE, FDS_NONE, REPLY_ALWAYS)                     \
+	X(SET_VRING_ENABLE, set_vring_enable, 18, SIZE_STATE, FDS_NONE, REPLY_NEVER)               \
+	X(GET_MAX_MEM_SLOTS, get_max_mem_slots, 36, SIZE_NONE, FDS_NONE, REPLY_ALWAYS)             \
+	X(ADD_MEM_REG, add_mem_reg, 37, SIZE_MEMREG, FDS_ONE, REPLY_NEVER)                         \
 	X(REM_MEM_REG, rem_mem_reg, 38, SIZE_MEMREG, FDS_ANY, REPLY_NEVER)
 
 enum vhost_user_request {

@@ -60,8 +60,8 @@ bzimage_parse(const uint8_t *img, size_t len, struct bzimage_info *out, const ch
 	out->cmdline_size = rd32(img + BP_CMDLINE_SIZE);
 	out->initrd_addr_max = rd32(img + BP_INITRD_ADDR_MAX);
 	out->kernel_alignment = rd32(img + BP_KERNEL_ALIGNMENT);
-	out->pref_address = rd32(img + BP_PREF_ADDRESS) |
-			    (uint64_t)rd32(img + BP_PREF_ADDRESS + 4) << 32;
+	out->pref_address = rd32(img + BP_PREF_ADDRESS) | (uint64_t)rd32(img + BP_PREF_ADDRESS + 4)
+								  << 32;
 	out->init_size = rd32(img + BP_INIT_SIZE);
 	return 0;
 }

@@ -47,7 +47,7 @@
 
 /* Setup header facts of a bzImage (from its first sectors). */
 struct bzimage_info {
-	uint32_t setup_size;   /* bytes of real-mode setup, incl. the boot sector */
+	uint32_t setup_size; /* bytes of real-mode setup, incl. the boot sector */
 	uint16_t version;
 	uint16_t xloadflags;
 	uint32_t cmdline_size; /* longest command line, without the NUL */
@@ -59,8 +59,7 @@ struct bzimage_info {
 
 /* Parse a bzImage's setup header; 0, or -1 with *why (not a bzImage, too old,
  * no 64-bit entry). */
-int bzimage_parse(const uint8_t *img, size_t len, struct bzimage_info *out,
-		  const char **why);
+int bzimage_parse(const uint8_t *img, size_t len, struct bzimage_info *out, const char **why);
 
 /*
  * Fill a zero page: the image's setup header copied (NULL for an ELF vmlinux:
@@ -68,7 +67,6 @@ int bzimage_parse(const uint8_t *img, size_t len, struct bzimage_info *out,
  * initrd, e820 map, loader type, heap.
  */
 void boot_params_build(uint8_t *bp, const uint8_t *img, size_t img_len, uint32_t cmdline_addr,
-		       uint64_t initrd_addr, uint64_t initrd_size,
-		       const struct e820_table *e820);
+		       uint64_t initrd_addr, uint64_t initrd_size, const struct e820_table *e820);
 
 #endif

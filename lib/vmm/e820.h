@@ -35,7 +35,7 @@ int e820_add(struct e820_table *t, uint64_t addr, uint64_t size, uint32_t type);
  * The VM's map: low RAM with the EBDA hole below 1 MiB and the BIOS area
  * reserved, the PCI ECAM window reserved, RAM above 4 GiB when high_size != 0.
  */
-int e820_build(struct e820_table *t, uint64_t low_size, uint64_t high_size,
-	       uint64_t ecam_base, uint64_t ecam_size);
+int e820_build(struct e820_table *t, uint64_t low_size, uint64_t high_size, uint64_t ecam_base,
+	       uint64_t ecam_size);
 
 #endif

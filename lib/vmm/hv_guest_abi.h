@@ -45,16 +45,16 @@
 #ifndef __ASSEMBLER__
 /** Boot information the VMM writes at HV_GUEST_INFO_ADDR before the first vCPU runs. */
 struct hv_guest_info {
-	uint32_t magic;        /**< HV_GUEST_INFO_MAGIC */
-	uint32_t ncpus;        /**< vCPUs (only the first runs the test) */
-	uint64_t mem_size;     /**< bytes of RAM from 0 (below the PCI hole) */
-	uint64_t tsc_khz;      /**< TSC frequency, for timing at CPL3 */
-	uint64_t ecam_base;    /**< PCI ECAM window (bus 0) */
-	uint64_t virtio_bar;   /**< BAR0 of the virtio-net device, 0 if none */
-	uint32_t virtio_bdf;   /**< its bus/device/function (ECAM offset >> 12) */
-	uint8_t mac[6];        /**< its MAC address */
+	uint32_t magic;      /**< HV_GUEST_INFO_MAGIC */
+	uint32_t ncpus;      /**< vCPUs (only the first runs the test) */
+	uint64_t mem_size;   /**< bytes of RAM from 0 (below the PCI hole) */
+	uint64_t tsc_khz;    /**< TSC frequency, for timing at CPL3 */
+	uint64_t ecam_base;  /**< PCI ECAM window (bus 0) */
+	uint64_t virtio_bar; /**< BAR0 of the virtio-net device, 0 if none */
+	uint32_t virtio_bdf; /**< its bus/device/function (ECAM offset >> 12) */
+	uint8_t mac[6];      /**< its MAC address */
 	uint16_t pad;
-	char cmdline[512];     /**< the guest's command line, NUL-terminated */
+	char cmdline[512]; /**< the guest's command line, NUL-terminated */
 };
 #endif
 

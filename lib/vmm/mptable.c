@@ -13,8 +13,7 @@
 size_t
 mptable_build(uint8_t *buf, size_t len, uint32_t base, unsigned int ncpus)
 {
-	size_t cfg_len = MPC_HDR_LEN + ncpus * MPC_CPU_LEN +
-			 (1 + 1 + ISA_IRQS + 2) * MPC_SHORT_LEN;
+	size_t cfg_len = MPC_HDR_LEN + ncpus * MPC_CPU_LEN + (1 + 1 + ISA_IRQS + 2) * MPC_SHORT_LEN;
 	uint8_t *fp = buf, *mpc = buf + 16, *p;
 	unsigned int i, entries = 0;
 
@@ -24,8 +23,8 @@ mptable_build(uint8_t *buf, size_t len, uint32_t base, unsigned int ncpus)
 	/* floating pointer */
 	memcpy(fp, "_MP_", 4);
 	le_put32(fp + 4, base + 16);
-	fp[8] = 1;  /* length in 16-byte units */
-	fp[9] = 4;  /* spec 1.4 */
+	fp[8] = 1; /* length in 16-byte units */
+	fp[9] = 4; /* spec 1.4 */
 	/* config table */
 	memcpy(mpc, "PCMP", 4);
 	le_put16(mpc + 4, (uint16_t)cfg_len);
@@ -35,12 +34,12 @@ mptable_build(uint8_t *buf, size_t len, uint32_t base, unsigned int ncpus)
 	le_put32(mpc + 36, MPTABLE_LAPIC_ADDR);
 	p = mpc + MPC_HDR_LEN;
 	for (i = 0; i < ncpus; i++, p += MPC_CPU_LEN, entries++) {
-		p[0] = 0;                   /* processor */
-		p[1] = (uint8_t)i;          /* LAPIC id */
-		p[2] = 0x14;                /* LAPIC version */
+		p[0] = 0;                    /* processor */
+		p[1] = (uint8_t)i;           /* LAPIC id */
+		p[2] = 0x14;                 /* LAPIC version */
 		p[3] = 1 | (i == 0 ? 2 : 0); /* enabled, BSP */
-		le_put32(p + 4, 0x600);        /* signature: family 6 */
-		le_put32(p + 8, 0x201);        /* features: FPU, APIC */
+		le_put32(p + 4, 0x600);      /* signature: family 6 */
+		le_put32(p + 8, 0x201);      /* features: FPU, APIC */
 	}
 	p[0] = 1; /* bus 0: ISA */
 	p[1] = 0;
@@ -63,9 +62,9 @@ mptable_build(uint8_t *buf, size_t len, uint32_t base, unsigned int ncpus)
 		p[7] = (uint8_t)i;
 	}
 	for (i = 0; i < 2; i++, p += MPC_SHORT_LEN, entries++) {
-		p[0] = 4;                  /* local interrupt */
-		p[1] = i == 0 ? 3 : 1;     /* ExtINT on LINT0, NMI on LINT1 */
-		p[6] = 0xff;               /* every LAPIC */
+		p[0] = 4;              /* local interrupt */
+		p[1] = i == 0 ? 3 : 1; /* ExtINT on LINT0, NMI on LINT1 */
+		p[6] = 0xff;           /* every LAPIC */
 		p[7] = (uint8_t)i;
 	}
 	le_put16(mpc + 34, (uint16_t)entries);

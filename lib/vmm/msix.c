@@ -75,8 +75,7 @@ vmm_msix_pba_read(struct vmm_msix *m, uint64_t off, void *data, uint32_t len)
 	if ((len != 4 && len != 8) || (off & (len - 1)))
 		return;
 	for (i = 0; i < 64 && first + i < m->nvec; i++)
-		if (vmm_msix_masked(m, first + i) && m->pending &&
-		    m->pending(m->opaque, first + i))
+		if (vmm_msix_masked(m, first + i) && m->pending && m->pending(m->opaque, first + i))
 			bits |= 1ull << i;
 	if (len == 8) {
 		memcpy(data, &bits, 8);

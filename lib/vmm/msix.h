@@ -26,8 +26,8 @@ struct vmm_msix_entry {
 struct vmm_msix {
 	unsigned int nvec;
 	struct vmm_msix_entry e[MSIX_MAX_VECTORS];
-	bool enabled;    /* message control: MSI-X enable */
-	bool fn_masked;  /* message control: function mask */
+	bool enabled;   /* message control: MSI-X enable */
+	bool fn_masked; /* message control: function mask */
 	/* a vector's message or effective mask changed */
 	void (*update)(void *opaque, unsigned int vec);
 	/* whether an interrupt is held for a masked vector (the PBA bit) */
@@ -36,9 +36,8 @@ struct vmm_msix {
 };
 
 /* nvec vectors, all masked (as after reset). */
-void vmm_msix_init(struct vmm_msix *m, unsigned int nvec,
-		   void (*update)(void *, unsigned int), bool (*pending)(void *, unsigned int),
-		   void *opaque);
+void vmm_msix_init(struct vmm_msix *m, unsigned int nvec, void (*update)(void *, unsigned int),
+		   bool (*pending)(void *, unsigned int), void *opaque);
 /* Table accesses (len 4 or 8, naturally aligned; others read as zero / are ignored). */
 void vmm_msix_table_read(struct vmm_msix *m, uint64_t off, void *data, uint32_t len);
 void vmm_msix_table_write(struct vmm_msix *m, uint64_t off, const void *data, uint32_t len);
@@ -51,7 +50,7 @@ bool vmm_msix_masked(const struct vmm_msix *m, unsigned int vec);
 uint64_t vmm_msix_addr(const struct vmm_msix *m, unsigned int vec);
 uint32_t vmm_msix_data(const struct vmm_msix *m, unsigned int vec);
 /* Table size in bytes, PBA size in bytes. */
-#define MSIX_TABLE_BYTES(n) ((n) * MSIX_ENTRY_SIZE)
+#define MSIX_TABLE_BYTES(n) ((n)*MSIX_ENTRY_SIZE)
 #define MSIX_PBA_BYTES(n) ((((n) + 63) / 64) * 8)
 
 #endif

@@ -30,8 +30,7 @@ pci_dev_at(struct vmm_pci *pci, uint32_t bus, uint32_t slot, uint32_t fn)
 }
 
 static uint32_t
-pci_read(struct vmm_pci *pci, uint32_t bus, uint32_t slot, uint32_t fn, uint32_t reg,
-	 uint32_t len)
+pci_read(struct vmm_pci *pci, uint32_t bus, uint32_t slot, uint32_t fn, uint32_t reg, uint32_t len)
 {
 	struct vmm_pci_dev *d = pci_dev_at(pci, bus, slot, fn);
 
@@ -39,8 +38,8 @@ pci_read(struct vmm_pci *pci, uint32_t bus, uint32_t slot, uint32_t fn, uint32_t
 }
 
 static void
-pci_write(struct vmm_pci *pci, uint32_t bus, uint32_t slot, uint32_t fn, uint32_t reg,
-	  uint32_t val, uint32_t len)
+pci_write(struct vmm_pci *pci, uint32_t bus, uint32_t slot, uint32_t fn, uint32_t reg, uint32_t val,
+	  uint32_t len)
 {
 	struct vmm_pci_dev *d = pci_dev_at(pci, bus, slot, fn);
 

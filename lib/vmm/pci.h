@@ -37,15 +37,14 @@ struct vmm_pci_dev {
 	/* where each BAR decodes: the last address written, never the sizing
 	 * pattern the register holds while a guest sizes it */
 	uint32_t bar_base[PCI_NUM_BARS];
-	uint8_t cap_end;                 /* next free capability offset */
-	uint8_t cap_last;                /* offset of the last capability, 0: none */
+	uint8_t cap_end;  /* next free capability offset */
+	uint8_t cap_last; /* offset of the last capability, 0: none */
 	const struct vmm_pci_dev_ops *ops;
 	void *opaque;
 };
 
-void vmm_pci_dev_init(struct vmm_pci_dev *d, uint16_t vendor, uint16_t device,
-		      uint32_t class_code, uint8_t revision, uint16_t subsys_vendor,
-		      uint16_t subsys);
+void vmm_pci_dev_init(struct vmm_pci_dev *d, uint16_t vendor, uint16_t device, uint32_t class_code,
+		      uint8_t revision, uint16_t subsys_vendor, uint16_t subsys);
 /* Append a capability: body is what follows the id and next bytes, read-only
  * to the guest (see vmm_pci_set_wmask). Returns its offset, or -1 when config
  * space is full. */

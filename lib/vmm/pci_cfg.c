@@ -146,4 +146,3 @@ vmm_pci_cfg_write(struct vmm_pci_dev *d, uint32_t off, uint32_t val, uint32_t le
 	if (off >= PCI_CAP_START && off < d->cap_end && d->ops && d->ops->cap_write)
 		d->ops->cap_write(d->opaque, off, len);
 }
-

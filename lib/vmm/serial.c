@@ -46,8 +46,8 @@ struct vmm_serial {
 static void
 serial_update_irq(struct vmm_serial *s)
 {
-	int level = ((s->ier & IER_RDI) && s->rx_len > 0) ||
-		    ((s->ier & IER_THRI) && s->thr_pending);
+	int level =
+		((s->ier & IER_RDI) && s->rx_len > 0) || ((s->ier & IER_THRI) && s->thr_pending);
 
 	if (level != s->level) {
 		s->level = level;

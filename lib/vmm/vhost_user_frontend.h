@@ -21,20 +21,20 @@ struct vu_mem_region {
 };
 
 struct vu_ring {
-	uint16_t index;  /* the vring's index on the backend */
-	bool enable;     /* enabled once started (SET_VRING_ENABLE) */
+	uint16_t index; /* the vring's index on the backend */
+	bool enable;    /* enabled once started (SET_VRING_ENABLE) */
 	uint16_t num;
-	uint16_t base;   /* next avail index the backend processes */
+	uint16_t base; /* next avail index the backend processes */
 	uint64_t desc_ua, avail_ua, used_ua;
 	int kickfd;
 	int callfd;
 };
 
 struct vu_frontend {
-	int fd;                      /* -1: not connected */
-	uint64_t features;           /* backend's offer */
-	uint64_t protocol_features;  /* negotiated */
-	uint16_t queue_pairs;        /* the backend's (GET_QUEUE_NUM), 1 without MQ */
+	int fd;                     /* -1: not connected */
+	uint64_t features;          /* backend's offer */
+	uint64_t protocol_features; /* negotiated */
+	uint16_t queue_pairs;       /* the backend's (GET_QUEUE_NUM), 1 without MQ */
 	bool owner_set;
 };
 

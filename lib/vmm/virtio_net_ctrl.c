@@ -28,10 +28,10 @@ vmm_net_ctrl_init(struct vmm_net_ctrlq *cq, uint16_t size, uint64_t desc, uint64
 }
 
 struct cmd {
-	uint8_t in[CMD_MAX];  /* what the driver wrote */
+	uint8_t in[CMD_MAX]; /* what the driver wrote */
 	uint32_t in_len;
 	bool too_long;
-	uint8_t *ack;         /* the first device-writable byte */
+	uint8_t *ack; /* the first device-writable byte */
 };
 
 /* One descriptor's worth: readable bytes to in[], the first writable to ack. */
@@ -68,8 +68,8 @@ take(struct vmm_net_ctrlq *cq, const struct vring_desc *d, struct cmd *c, bool *
  * and need not be aligned.
  */
 static int
-walk(struct vmm_net_ctrlq *cq, const uint8_t *table, uint32_t n, uint16_t head,
-     struct cmd *c, bool nested)
+walk(struct vmm_net_ctrlq *cq, const uint8_t *table, uint32_t n, uint16_t head, struct cmd *c,
+     bool nested)
 {
 	bool seen_write = false;
 	uint32_t i, hops;

@@ -16,14 +16,14 @@ struct vmm_net_ctrlq {
 	/* host address of [gpa, gpa + len) of guest RAM, or NULL */
 	void *(*gpa)(void *ctx, uint64_t gpa, uint64_t len);
 	void *ctx;
-	uint16_t size;          /* queue size, a power of two */
+	uint16_t size;              /* queue size, a power of two */
 	uint64_t desc, avail, used; /* guest-physical ring addresses */
-	uint16_t last_avail;    /* next avail entry to take */
-	uint16_t used_idx;      /* next used entry to fill */
-	uint16_t max_pairs;     /* what VQ_PAIRS_SET may ask for */
-	uint16_t pairs;         /* what the driver asked for (1 after set-up) */
-	bool broken;            /* a malformed ring: no more processing until reset */
-	unsigned int bad;       /* commands refused as malformed */
+	uint16_t last_avail;        /* next avail entry to take */
+	uint16_t used_idx;          /* next used entry to fill */
+	uint16_t max_pairs;         /* what VQ_PAIRS_SET may ask for */
+	uint16_t pairs;             /* what the driver asked for (1 after set-up) */
+	bool broken;                /* a malformed ring: no more processing until reset */
+	unsigned int bad;           /* commands refused as malformed */
 };
 
 /**

@@ -145,11 +145,16 @@ static void
 common_image(struct vmm_virtio_pci *v, uint8_t *buf)
 {
 	static const uint8_t fields[][2] = {
-		{VIRTIO_PCI_COMMON_DFSELECT, 4}, {VIRTIO_PCI_COMMON_DF, 4}, {VIRTIO_PCI_COMMON_GFSELECT, 4}, {VIRTIO_PCI_COMMON_GF, 4},
-		{VIRTIO_PCI_COMMON_MSIX, 2}, {VIRTIO_PCI_COMMON_NUMQ, 2}, {VIRTIO_PCI_COMMON_STATUS, 1}, {VIRTIO_PCI_COMMON_CFGGENERATION, 1},
-		{VIRTIO_PCI_COMMON_Q_SELECT, 2}, {VIRTIO_PCI_COMMON_Q_SIZE, 2}, {VIRTIO_PCI_COMMON_Q_MSIX, 2}, {VIRTIO_PCI_COMMON_Q_ENABLE, 2},
-		{VIRTIO_PCI_COMMON_Q_NOFF, 2}, {VIRTIO_PCI_COMMON_Q_DESCLO, 4}, {VIRTIO_PCI_COMMON_Q_DESCHI, 4}, {VIRTIO_PCI_COMMON_Q_AVAILLO, 4},
-		{VIRTIO_PCI_COMMON_Q_AVAILHI, 4}, {VIRTIO_PCI_COMMON_Q_USEDLO, 4}, {VIRTIO_PCI_COMMON_Q_USEDHI, 4},
+		{VIRTIO_PCI_COMMON_DFSELECT, 4},  {VIRTIO_PCI_COMMON_DF, 4},
+		{VIRTIO_PCI_COMMON_GFSELECT, 4},  {VIRTIO_PCI_COMMON_GF, 4},
+		{VIRTIO_PCI_COMMON_MSIX, 2},      {VIRTIO_PCI_COMMON_NUMQ, 2},
+		{VIRTIO_PCI_COMMON_STATUS, 1},    {VIRTIO_PCI_COMMON_CFGGENERATION, 1},
+		{VIRTIO_PCI_COMMON_Q_SELECT, 2},  {VIRTIO_PCI_COMMON_Q_SIZE, 2},
+		{VIRTIO_PCI_COMMON_Q_MSIX, 2},    {VIRTIO_PCI_COMMON_Q_ENABLE, 2},
+		{VIRTIO_PCI_COMMON_Q_NOFF, 2},    {VIRTIO_PCI_COMMON_Q_DESCLO, 4},
+		{VIRTIO_PCI_COMMON_Q_DESCHI, 4},  {VIRTIO_PCI_COMMON_Q_AVAILLO, 4},
+		{VIRTIO_PCI_COMMON_Q_AVAILHI, 4}, {VIRTIO_PCI_COMMON_Q_USEDLO, 4},
+		{VIRTIO_PCI_COMMON_Q_USEDHI, 4},
 	};
 	unsigned int i;
 
@@ -189,8 +194,8 @@ status_write(struct vmm_virtio_pci *v, uint8_t s)
 			s &= (uint8_t)~VIRTIO_CONFIG_S_FEATURES_OK;
 	}
 	/* NEEDS_RESET is the device's to set, and stays until reset */
-	v->status = (uint8_t)((s & ~VIRTIO_CONFIG_S_NEEDS_RESET) |
-			      (old & VIRTIO_CONFIG_S_NEEDS_RESET));
+	v->status =
+		(uint8_t)((s & ~VIRTIO_CONFIG_S_NEEDS_RESET) | (old & VIRTIO_CONFIG_S_NEEDS_RESET));
 	if ((s & VIRTIO_CONFIG_S_DRIVER_OK) && !(old & VIRTIO_CONFIG_S_DRIVER_OK) &&
 	    !v->ops->driver_ok(v->opaque))
 		vmm_virtio_pci_needs_reset(v);
@@ -447,8 +452,8 @@ add_virtio_cap(struct vmm_virtio_pci *v, uint8_t type, uint32_t offset, uint32_t
 		struct virtio_pci_cfg_cap cfg;
 	} c;
 	uint8_t len = type == VIRTIO_PCI_CAP_NOTIFY_CFG ? sizeof(c.notify)
-		      : type == VIRTIO_PCI_CAP_PCI_CFG ? sizeof(c.cfg)
-						       : sizeof(c.cap);
+		      : type == VIRTIO_PCI_CAP_PCI_CFG  ? sizeof(c.cfg)
+							: sizeof(c.cap);
 
 	memset(&c, 0, sizeof(c));
 	c.cap.cap_len = len;

@@ -77,16 +77,16 @@ struct vmm_virtio_pci {
 	int pcicfg_cap; /* VIRTIO_PCI_CAP_PCI_CFG: BAR0 through config space */
 	const struct vmm_virtio_host_ops *host;
 	void *host_ctx;
-	int kickfd[VMM_VIRTIO_MAX_QUEUES];     /* -1: none */
+	int kickfd[VMM_VIRTIO_MAX_QUEUES];         /* -1: none */
 	uint64_t kick_addr[VMM_VIRTIO_MAX_QUEUES]; /* where it is registered; 0: nowhere */
 	uint64_t device_features;
 	uint64_t driver_features;
 	uint32_t dfselect, gfselect;
 	uint8_t status;
 	uint8_t generation;
-	uint8_t isr;          /* VIRTIO_PCI_ISR_CONFIG until read */
-	bool config_pending;  /* config interrupt held while its vector is masked */
-	bool resetting;       /* status 0 written, the device not reset yet */
+	uint8_t isr;         /* VIRTIO_PCI_ISR_CONFIG until read */
+	bool config_pending; /* config interrupt held while its vector is masked */
+	bool resetting;      /* status 0 written, the device not reset yet */
 	uint16_t qsel;
 	uint16_t config_vector;
 	uint16_t nqueues;
@@ -141,7 +141,7 @@ void vmm_virtio_pci_needs_reset(struct vmm_virtio_pci *v);
 void vmm_virtio_pci_reset_done(struct vmm_virtio_pci *v);
 /* For a device's config_read: [off, off + len) of its config image img of
  * img_len bytes; nothing is copied when that is not all inside. */
-void vmm_virtio_config_copy(const void *img, uint32_t img_len, uint64_t off, void *data,
-			    uint32_t len);
+void
+vmm_virtio_config_copy(const void *img, uint32_t img_len, uint64_t off, void *data, uint32_t len);
 
 #endif

@@ -61,8 +61,8 @@ vmm_virtio_pci_init(struct vmm_virtio_pci *v, struct hv_vm *vm, unsigned int slo
 {
 	uint32_t bar = vmm_pci_alloc_bar(vm, VIRTIO_BAR_SIZE);
 
-	if (vmm_virtio_pci_setup(v, device_id, nqueues, qsize_max, bar, ops, opaque,
-				 &vm_host_ops, v) != 0)
+	if (vmm_virtio_pci_setup(v, device_id, nqueues, qsize_max, bar, ops, opaque, &vm_host_ops,
+				 v) != 0)
 		return vmm_err("virtio: config space full");
 	v->vm = vm;
 	v->bar_region = vmm_bus_add(&vm->mmio, bar, VIRTIO_BAR_SIZE, &bar_ops, v);

@@ -30,13 +30,13 @@ gid_t sw_ctl_admin_group = HV_CTL_NO_GROUP; /* the daemon's, declared by ctl_pol
 static unsigned int ran_write; /* write handler runs of the current input */
 static const char *run_dir;
 
-#define FUZZ_CHECK(cond)                                                                 \
-	do {                                                                             \
-		if (!(cond)) {                                                           \
-			fprintf(stderr, "fuzz_ctl: check failed: %s (line %d)\n", #cond, \
-				__LINE__);                                               \
-			abort();                                                         \
-		}                                                                        \
+#define FUZZ_CHECK(cond)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "fuzz_ctl: check failed: %s (line %d)\n", #cond,           \
+				__LINE__);                                                         \
+			abort();                                                                   \
+		}                                                                                  \
 	} while (0)
 
 /* An independent strict UTF-8 check (not hv_ctl_utf8_clean's code). */
@@ -86,7 +86,8 @@ keys_harmless(const char *devargs)
 		if (eq == NULL || (next != NULL && next < eq))
 			return 0;
 		for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
-			if ((size_t)(eq - k) == strlen(ok[i]) && strncmp(k, ok[i], strlen(ok[i])) == 0)
+			if ((size_t)(eq - k) == strlen(ok[i]) &&
+			    strncmp(k, ok[i], strlen(ok[i])) == 0)
 				break;
 		if (i == sizeof(ok) / sizeof(ok[0]))
 			return 0;

@@ -60,8 +60,9 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	/* no shared config: nothing another process could find or that outlives us */
 	char prefix[32];
-	char *eal[] = {"fuzz_offload", "--no-pci", "--no-huge", "-m", "256", "--no-shconf",
-		       "--no-telemetry", "--log-level=4", "--file-prefix", prefix, NULL};
+	char *eal[] = {
+		"fuzz_offload",   "--no-pci",      "--no-huge",     "-m",   "256", "--no-shconf",
+		"--no-telemetry", "--log-level=4", "--file-prefix", prefix, NULL};
 
 	(void)argc, (void)argv;
 	snprintf(prefix, sizeof(prefix), "fuzzoff%d", (int)getpid());

@@ -115,7 +115,8 @@ fake_signal_msi(void *ctx, uint64_t addr, uint32_t data)
 
 	(void)ctx;
 	FUZZ_ASSERT(vec < dev->msix.nvec && !vmm_msix_masked(&dev->msix, vec));
-	FUZZ_ASSERT(addr == vmm_msix_addr(&dev->msix, vec) && data == vmm_msix_data(&dev->msix, vec));
+	FUZZ_ASSERT(addr == vmm_msix_addr(&dev->msix, vec) &&
+		    data == vmm_msix_data(&dev->msix, vec));
 }
 
 /* a notify through the PCI_CFG window: one of the queues' kick eventfds */
@@ -195,8 +196,8 @@ dev_vectors_changed(void *opaque)
 		uint16_t vec = dev->q[q].vector;
 
 		if (vec != MSIX_NO_VECTOR && !vmm_msix_masked(&dev->msix, vec))
-			hv_fuzz_sink += vmm_msix_addr(&dev->msix, vec) +
-					vmm_msix_data(&dev->msix, vec);
+			hv_fuzz_sink +=
+				vmm_msix_addr(&dev->msix, vec) + vmm_msix_data(&dev->msix, vec);
 	}
 }
 
@@ -358,8 +359,7 @@ static void *
 ctrl_gpa(void *ctx, uint64_t gpa, uint64_t len)
 {
 	(void)ctx;
-	return gpa <= sizeof(guest_mem) && len <= sizeof(guest_mem) - gpa ? guest_mem + gpa
-									   : NULL;
+	return gpa <= sizeof(guest_mem) && len <= sizeof(guest_mem) - gpa ? guest_mem + gpa : NULL;
 }
 
 static void
@@ -373,7 +373,8 @@ fuzz_ctrlq(const uint8_t *data, size_t size)
 	if (size < 8)
 		return;
 	for (i = 0; i < sizeof(guest_mem); i += size)
-		memcpy(guest_mem + i, data, size < sizeof(guest_mem) - i ? size : sizeof(guest_mem) - i);
+		memcpy(guest_mem + i, data,
+		       size < sizeof(guest_mem) - i ? size : sizeof(guest_mem) - i);
 	qsize = (uint16_t)(1u << (data[0] % 9));
 	/* ring addresses: mostly inside memory, sometimes at its end or past it */
 	vmm_net_ctrl_init(&cq, qsize, (uint64_t)(data[1] | data[2] << 8),

@@ -24,10 +24,10 @@
 #define HDR_SIZE 4
 
 static const uint64_t r1_gpa[4] = {
-	R0_GPA + REGION_SIZE,               /* adjacent: chains span both */
-	R0_GPA + 4 * REGION_SIZE,           /* after a gap */
-	UINT64_C(0x100000000),              /* above 4 GiB */
-	UINT64_C(0xffffffffffff0000),       /* near the top of the address space */
+	R0_GPA + REGION_SIZE,         /* adjacent: chains span both */
+	R0_GPA + 4 * REGION_SIZE,     /* after a gap */
+	UINT64_C(0x100000000),        /* above 4 GiB */
+	UINT64_C(0xffffffffffff0000), /* near the top of the address space */
 };
 
 static uint8_t *region_buf[2];
@@ -92,14 +92,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		data += img;
 		size -= img;
 	}
-	mem.r[0] = (struct hv_mem_region){.gpa = R0_GPA, .size = REGION_SIZE,
-					  .hva = region_buf[0]};
-	mem.r[1] = (struct hv_mem_region){.gpa = r1_gpa[(flags >> 2) & 3],
-					  .size = REGION_SIZE, .hva = region_buf[1]};
+	mem.r[0] = (struct hv_mem_region){.gpa = R0_GPA, .size = REGION_SIZE, .hva = region_buf[0]};
+	mem.r[1] = (struct hv_mem_region){
+		.gpa = r1_gpa[(flags >> 2) & 3], .size = REGION_SIZE, .hva = region_buf[1]};
 
 	/* the descriptor table: the first ring_size * 16 bytes of region 0 */
-	rc = hv_vring_walk((const struct vring_desc *)region_buf[0], ring_size, &mem, &hint,
-			   head, writable, indirect_ok, &chain);
+	rc = hv_vring_walk((const struct vring_desc *)region_buf[0], ring_size, &mem, &hint, head,
+			   writable, indirect_ok, &chain);
 	if (verbose)
 		fprintf(stderr, "walk: %d (0: ok, else enum hv_vhost_drop), %u iovs, %u bytes\n",
 			rc, chain.n_iov, chain.len);

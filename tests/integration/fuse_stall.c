@@ -19,8 +19,8 @@
 static void
 reply(const struct fuse_stall *f, uint64_t unique, int error, const void *out, size_t len)
 {
-	struct fuse_out_header h = {.len = (uint32_t)(sizeof(h) + len), .error = error,
-				    .unique = unique};
+	struct fuse_out_header h = {
+		.len = (uint32_t)(sizeof(h) + len), .error = error, .unique = unique};
 	uint8_t buf[sizeof(h) + 256];
 
 	memcpy(buf, &h, sizeof(h));
@@ -54,8 +54,10 @@ serve(struct fuse_stall *f, const struct fuse_in_header *in, const void *arg)
 	case FUSE_INIT: {
 		struct fuse_init_out o = {.major = FUSE_KERNEL_VERSION,
 					  .minor = FUSE_KERNEL_MINOR_VERSION,
-					  .max_background = 16, .congestion_threshold = 12,
-					  .max_write = 4096, .time_gran = 1};
+					  .max_background = 16,
+					  .congestion_threshold = 12,
+					  .max_write = 4096,
+					  .time_gran = 1};
 
 		reply(f, in->unique, 0, &o, sizeof(o));
 		return;
@@ -111,8 +113,7 @@ server(void *arg)
 			continue;
 		if (n < (ssize_t)sizeof(*in))
 			break; /* the connection is gone */
-		if (__atomic_load_n(&f->answer, __ATOMIC_ACQUIRE) ||
-		    in->opcode == FUSE_INIT)
+		if (__atomic_load_n(&f->answer, __ATOMIC_ACQUIRE) || in->opcode == FUSE_INIT)
 			serve(f, in, buf + sizeof(*in));
 		else if (in->opcode != FUSE_FORGET && in->opcode != FUSE_BATCH_FORGET &&
 			 in->opcode != FUSE_INTERRUPT)

@@ -14,14 +14,14 @@
 #include <stdint.h>
 
 struct fuse_stall {
-	int dev;        /* /dev/fuse, -1 when not mounted */
-	char dir[64];   /* the mount point */
-	uint64_t size;  /* of the file */
+	int dev;       /* /dev/fuse, -1 when not mounted */
+	char dir[64];  /* the mount point */
+	uint64_t size; /* of the file */
 	pthread_t thread;
 	bool running;
-	bool stop;      /* the thread ends (atomic) */
-	bool answer;    /* requests are answered (atomic); false: none is */
-	uint64_t held;  /* requests left unanswered (atomic) */
+	bool stop;     /* the thread ends (atomic) */
+	bool answer;   /* requests are answered (atomic); false: none is */
+	uint64_t held; /* requests left unanswered (atomic) */
 };
 
 /*

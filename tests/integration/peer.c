@@ -44,8 +44,7 @@ peer_env_init(int argc, char **argv)
 	}
 	switch_mp = rte_pktmbuf_pool_create("switch", 8191, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 					    rte_socket_id());
-	guest_mp = rte_pktmbuf_pool_create("guest", 4095, 256, 0, GUEST_MBUF_SIZE,
-					   rte_socket_id());
+	guest_mp = rte_pktmbuf_pool_create("guest", 4095, 256, 0, GUEST_MBUF_SIZE, rte_socket_id());
 	/* 2 KiB receive buffers make big frames span several mergeable buffers */
 	guest_small_mp = rte_pktmbuf_pool_create("guest_small", 4095, 256, 0,
 						 RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
@@ -144,8 +143,9 @@ peer_open_mq(struct peer *p, const char *name, enum hv_vhost_mode mode, uint64_t
 	snprintf(p->vdev, sizeof(p->vdev), "net_virtio_user%u", vdev_seq++);
 	/* virtio-user needs its control queue to use more than one queue pair */
 	snprintf(p->devargs, sizeof(p->devargs), "path=%s,queues=%u%s,queue_size=256%s%s%s",
-		 p->path, queue_pairs, queue_pairs > 1 ? ",cq=1" : "", mode == HV_VHOST_CLIENT ? ",server=1" : "",
-		 vu_args && vu_args[0] ? "," : "", vu_args ? vu_args : "");
+		 p->path, queue_pairs, queue_pairs > 1 ? ",cq=1" : "",
+		 mode == HV_VHOST_CLIENT ? ",server=1" : "", vu_args && vu_args[0] ? "," : "",
+		 vu_args ? vu_args : "");
 	conf.path = p->path;
 	unlink(p->path);
 	p->port = hv_vhost_port_create(&conf);

@@ -56,8 +56,7 @@ void peer_close(struct peer *p);
 bool peer_wait_ready(struct peer *p, unsigned int timeout_ms);
 
 /* A frame of @len bytes (dst/src MAC then a pattern from @seed), in @segs mbufs. */
-struct rte_mbuf *peer_frame(struct rte_mempool *mp, uint32_t len, uint32_t seed,
-			    unsigned int segs);
+struct rte_mbuf *peer_frame(struct rte_mempool *mp, uint32_t len, uint32_t seed, unsigned int segs);
 /* Whether @m holds exactly the bytes peer_frame(len, seed) made. */
 bool peer_frame_check(const struct rte_mbuf *m, uint32_t len, uint32_t seed);
 

@@ -67,8 +67,8 @@ raw_fe_send_bytes(struct raw_fe *fe, const void *buf, size_t len)
 }
 
 int
-raw_fe_send(struct raw_fe *fe, uint32_t request, uint32_t flags, const void *payload,
-	    uint32_t size, const int *fds, unsigned int nfds)
+raw_fe_send(struct raw_fe *fe, uint32_t request, uint32_t flags, const void *payload, uint32_t size,
+	    const int *fds, unsigned int nfds)
 {
 	struct vhost_user_hdr hdr = {.request = request, .flags = flags, .size = size};
 	struct iovec iov[2] = {{.iov_base = &hdr, .iov_len = sizeof(hdr)},
@@ -161,8 +161,8 @@ raw_fe_setup(struct raw_fe *fe, uint64_t features)
 	if (raw_fe_send(fe, VHOST_USER_GET_FEATURES, VHOST_USER_VERSION, NULL, 0, NULL, 0) ||
 	    raw_fe_recv(fe, &reply, 2000) || (reply.payload.u64 & f) != f)
 		return -1;
-	if (raw_fe_send(fe, VHOST_USER_SET_PROTOCOL_FEATURES, VHOST_USER_VERSION, &pf,
-			sizeof(pf), NULL, 0) ||
+	if (raw_fe_send(fe, VHOST_USER_SET_PROTOCOL_FEATURES, VHOST_USER_VERSION, &pf, sizeof(pf),
+			NULL, 0) ||
 	    raw_fe_send(fe, VHOST_USER_SET_OWNER, VHOST_USER_VERSION, NULL, 0, NULL, 0) ||
 	    raw_fe_send(fe, VHOST_USER_SET_FEATURES, VHOST_USER_VERSION, &f, sizeof(f), NULL, 0))
 		return -1;
@@ -196,7 +196,8 @@ raw_fe_setup(struct raw_fe *fe, uint64_t features)
 		struct vhost_vring_state s = {.index = (uint32_t)v, .num = 1};
 
 		if (raw_fe_send(fe, VHOST_USER_SET_VRING_ENABLE,
-				VHOST_USER_VERSION | VHOST_USER_NEED_REPLY, &s, sizeof(s), NULL, 0) ||
+				VHOST_USER_VERSION | VHOST_USER_NEED_REPLY, &s, sizeof(s), NULL,
+				0) ||
 		    raw_fe_recv(fe, &reply, 2000) || reply.payload.u64 != 0)
 			return -1;
 	}
@@ -204,8 +205,8 @@ raw_fe_setup(struct raw_fe *fe, uint64_t features)
 }
 
 uint16_t
-raw_fe_post(struct raw_fe *fe, int vring, uint16_t first, unsigned int n,
-	    const uint64_t *addr, const uint32_t *len, const uint16_t *flags)
+raw_fe_post(struct raw_fe *fe, int vring, uint16_t first, unsigned int n, const uint64_t *addr,
+	    const uint32_t *len, const uint16_t *flags)
 {
 	for (unsigned int i = 0; i < n; i++) {
 		struct vring_desc *d = &fe->desc[vring][(first + i) % RAW_RING_SIZE];
@@ -256,7 +257,8 @@ raw_fe_reset_ring(struct raw_fe *fe, int vring)
 		struct vhost_vring_state s = {.index = (uint32_t)vring, .num = 1};
 
 		if (raw_fe_send(fe, VHOST_USER_SET_VRING_ENABLE,
-				VHOST_USER_VERSION | VHOST_USER_NEED_REPLY, &s, sizeof(s), NULL, 0) ||
+				VHOST_USER_VERSION | VHOST_USER_NEED_REPLY, &s, sizeof(s), NULL,
+				0) ||
 		    raw_fe_recv(fe, &reply, 2000))
 			return -1;
 	}

@@ -22,9 +22,8 @@ setup(void)
 		.name = "hostile",
 		.mode = HV_VHOST_SERVER,
 		.queue_pairs = 1,
-		.features = HV_VHOST_F_VERSION_1 | HV_VHOST_F_MRG_RXBUF |
-			    HV_VHOST_F_INDIRECT_DESC | HV_VHOST_F_EVENT_IDX | HV_VHOST_F_IN_ORDER |
-			    HV_VHOST_F_CSUM,
+		.features = HV_VHOST_F_VERSION_1 | HV_VHOST_F_MRG_RXBUF | HV_VHOST_F_INDIRECT_DESC |
+			    HV_VHOST_F_EVENT_IDX | HV_VHOST_F_IN_ORDER | HV_VHOST_F_CSUM,
 		.mp = peer_switch_pool(),
 		.borrow = true, /* poll_tx() ends each burst with hv_vhost_rx_done() */
 	};
@@ -111,4 +110,3 @@ setup_rings(void)
 			 0);
 	ck_assert(hv_vhost_queue_ready(bad, 0));
 }
-

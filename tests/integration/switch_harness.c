@@ -212,7 +212,8 @@ hvsw_start(struct hvsw *d, const char *const *extra)
 		}
 		if (access(d->sock, F_OK) == 0) {
 			d->ctl = hv_ctl_connect(d->sock, err, sizeof(err));
-			if (d->ctl >= 0 && hvsw_call(d, NULL, err, sizeof(err), "version", NULL) == 0) {
+			if (d->ctl >= 0 &&
+			    hvsw_call(d, NULL, err, sizeof(err), "version", NULL) == 0) {
 				if (swh_now_ms() - t0 > 2000)
 					fprintf(stderr, "note: hvswitch took %u ms to answer\n",
 						(unsigned int)(swh_now_ms() - t0));
@@ -445,7 +446,8 @@ hvsw_fdb_has(struct hvsw *d, const struct rte_ether_addr *mac, const char *port)
 	int n = 0;
 
 	rte_ether_format_addr(m, sizeof(m), mac);
-	cJSON_ArrayForEach(e, r) {
+	cJSON_ArrayForEach(e, r)
+	{
 		const char *em = swh_str(e, "mac"), *ep = swh_str(e, "port");
 
 		if (em != NULL && strcasecmp(em, m) == 0 &&
@@ -462,7 +464,8 @@ hvsw_fdb_count(struct hvsw *d, const char *port)
 	cJSON *r = hvsw_ok(d, "fdb.show", "{\"port\":\"%s\"}", port), *e;
 	int n = 0;
 
-	cJSON_ArrayForEach(e, r) {
+	cJSON_ArrayForEach(e, r)
+	{
 		const char *ep = swh_str(e, "port");
 
 		ck_assert_msg(ep != NULL && strcmp(ep, port) == 0, "fdb.show port=%s lists %s",
@@ -691,8 +694,7 @@ guest_send_tpid(struct guest *g, const struct rte_ether_addr *dst, uint16_t tpid
 }
 
 void
-guest_send_burst(struct guest *g, const struct rte_ether_addr *dst, unsigned int n,
-		 uint32_t *ids)
+guest_send_burst(struct guest *g, const struct rte_ether_addr *dst, unsigned int n, uint32_t *ids)
 {
 	struct rte_mbuf *m[SWH_MAX_BURST];
 	uint16_t took;
@@ -745,7 +747,8 @@ record(struct guest *g, struct rte_mbuf *m)
 			if (id < next_id) {
 				uint16_t vid_sent;
 				uint32_t n_got = untag(d, m->pkt_len, got, &r.tag);
-				uint32_t n_sent = untag(want, build(id, want), sent_bare, &vid_sent);
+				uint32_t n_sent =
+					untag(want, build(id, want), sent_bare, &vid_sent);
 
 				r.id = id;
 				/* a switch may push or pop a tag; everything else is as sent */

@@ -22,21 +22,21 @@
 
 #define SWH_TIMEOUT_MS 5000
 #define SWH_MAX_GUESTS 8
-#define SWH_MAX_RX 8192  /* frames one guest logs per test */
+#define SWH_MAX_RX 8192   /* frames one guest logs per test */
 #define SWH_MAX_IDS 16384 /* frames sent per test */
 #define SWH_MAX_BURST 32  /* frames guest_send_burst() sends at once */
 
 /* ---- the daemon ---- */
 
 struct hvsw {
-	pid_t pid;          /* 0: not running */
-	char dir[64];       /* run dir, config, sockets, log */
-	char prefix[32];    /* its EAL file prefix */
-	char sock[128];     /* control socket */
-	char config[128];   /* config file */
-	char log[128];      /* its stdout and stderr */
-	int ctl;            /* a connection to the control socket, -1 if none */
-	int status;         /* waitpid() status of the last run */
+	pid_t pid;        /* 0: not running */
+	char dir[64];     /* run dir, config, sockets, log */
+	char prefix[32];  /* its EAL file prefix */
+	char sock[128];   /* control socket */
+	char config[128]; /* config file */
+	char log[128];    /* its stdout and stderr */
+	int ctl;          /* a connection to the control socket, -1 if none */
+	int status;       /* waitpid() status of the last run */
 };
 
 /* Make a fresh run dir and prefix (no daemon yet). */
@@ -112,8 +112,7 @@ extern const struct rte_ether_addr swh_bcast;
 
 /* Attach a virtio-user guest (MAC 02:00:00:00:00:@idx) to @sock; @server: the
  * frontend listens (rte_vdev_init blocks until the backend connects). */
-int guest_open(struct guest *g, const char *name, unsigned int idx, const char *sock,
-	       bool server);
+int guest_open(struct guest *g, const char *name, unsigned int idx, const char *sock, bool server);
 /* The same with ethdev RX/TX offloads (RTE_ETH_RX_OFFLOAD_TCP_LRO: GUEST_TSO, ...). */
 int guest_open_offloads(struct guest *g, const char *name, unsigned int idx, const char *sock,
 			bool server, uint64_t rx_offloads, uint64_t tx_offloads);
@@ -128,15 +127,15 @@ void swh_reset(void);
 uint32_t guest_send(struct guest *g, const struct rte_ether_addr *dst,
 		    const struct rte_ether_addr *src, uint16_t vlan_tag);
 /* The same with a tag of TPID @tpid (0x88a8: 802.1ad) and TCI @tci (not 0). */
-uint32_t guest_send_tpid(struct guest *g, const struct rte_ether_addr *dst, uint16_t tpid,
-			 uint16_t tci);
+uint32_t
+guest_send_tpid(struct guest *g, const struct rte_ether_addr *dst, uint16_t tpid, uint16_t tci);
 /*
  * Send @n frames from @g (its MAC, untagged) to @dst[0..n-1] in one TX burst,
  * which the guest publishes at once: the switch reads them in one burst.
  * Their ids go to @ids. Aborts the test unless the ring takes them all.
  */
-void guest_send_burst(struct guest *g, const struct rte_ether_addr *dst, unsigned int n,
-		      uint32_t *ids);
+void
+guest_send_burst(struct guest *g, const struct rte_ether_addr *dst, unsigned int n, uint32_t *ids);
 /* Poll every open guest once; returns frames received. */
 unsigned int swh_poll(void);
 /* Times @id arrived at @g so far. */

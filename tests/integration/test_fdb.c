@@ -70,8 +70,11 @@ make_ports(uint32_t capacity, uint32_t max_per_port, uint64_t age_ms, struct rte
 	   uint16_t max_ports)
 {
 	char name[32];
-	struct hv_fdb_conf c = {.capacity = capacity, .max_ports = max_ports,
-				.max_per_port = max_per_port, .age_ms = age_ms, .rcu = rcu,
+	struct hv_fdb_conf c = {.capacity = capacity,
+				.max_ports = max_ports,
+				.max_per_port = max_per_port,
+				.age_ms = age_ms,
+				.rcu = rcu,
 				.socket = SOCKET_ID_ANY};
 
 	snprintf(name, sizeof(name), "fdb%u", seq++);

@@ -237,8 +237,8 @@ tx_burst_of_three(uint64_t features)
 
 START_TEST(in_order_tx_one_entry_per_burst)
 {
-	const struct vring_used *u = tx_burst_of_three(HV_VHOST_F_VERSION_1 |
-						       HV_VHOST_F_MRG_RXBUF | HV_VHOST_F_IN_ORDER);
+	const struct vring_used *u = tx_burst_of_three(HV_VHOST_F_VERSION_1 | HV_VHOST_F_MRG_RXBUF |
+						       HV_VHOST_F_IN_ORDER);
 
 	ck_assert(hv_vhost_port_features(bad) & HV_VHOST_F_IN_ORDER);
 	/* in order the batch is told by its last entry alone */
@@ -251,8 +251,7 @@ END_TEST
 
 START_TEST(not_in_order_tx_every_entry)
 {
-	const struct vring_used *u = tx_burst_of_three(HV_VHOST_F_VERSION_1 |
-						       HV_VHOST_F_MRG_RXBUF);
+	const struct vring_used *u = tx_burst_of_three(HV_VHOST_F_VERSION_1 | HV_VHOST_F_MRG_RXBUF);
 
 	ck_assert(!(hv_vhost_port_features(bad) & HV_VHOST_F_IN_ORDER));
 	for (uint16_t i = 0; i < 3; i++) {
@@ -395,9 +394,9 @@ START_TEST(borrow_not_past_headers)
 	uint16_t flags = 0, csum_start = 5000, csum_offset = 16;
 	struct rte_mbuf *m;
 
-	ck_assert_int_eq(raw_fe_setup(&fe, HV_VHOST_F_VERSION_1 | HV_VHOST_F_MRG_RXBUF |
-						   HV_VHOST_F_CSUM),
-			 0);
+	ck_assert_int_eq(
+		raw_fe_setup(&fe, HV_VHOST_F_VERSION_1 | HV_VHOST_F_MRG_RXBUF | HV_VHOST_F_CSUM),
+		0);
 	raw_fe_frame(&fe, RAW_DATA_OFF, HDR, LONG_FRAME);
 	fe.mem[RAW_DATA_OFF] = VIRTIO_NET_HDR_F_NEEDS_CSUM;
 	memcpy(fe.mem + RAW_DATA_OFF + 6, &csum_start, 2);
@@ -532,8 +531,8 @@ assert_disconnected_then_usable(void)
 
 START_TEST(msg_oversized)
 {
-	struct vhost_user_hdr h = {.request = VHOST_USER_SET_FEATURES,
-				   .flags = VHOST_USER_VERSION, .size = 1u << 20};
+	struct vhost_user_hdr h = {
+		.request = VHOST_USER_SET_FEATURES, .flags = VHOST_USER_VERSION, .size = 1u << 20};
 
 	ck_assert_int_eq(raw_fe_send_bytes(&fe, &h, sizeof(h)), 0);
 	assert_disconnected_then_usable();
@@ -629,9 +628,8 @@ START_TEST(msg_regions_overlap)
 
 	mem.regions[0] = (struct vhost_memory_region){RAW_GPA_BASE, 0x100000,
 						      (uint64_t)(uintptr_t)fe.mem, 0};
-	mem.regions[1] = (struct vhost_memory_region){RAW_GPA_BASE + 0x80000, 0x100000,
-						      (uint64_t)(uintptr_t)fe.mem + 0x100000,
-						      0x100000};
+	mem.regions[1] = (struct vhost_memory_region){
+		RAW_GPA_BASE + 0x80000, 0x100000, (uint64_t)(uintptr_t)fe.mem + 0x100000, 0x100000};
 	ck_assert_int_eq(raw_fe_send(&fe, VHOST_USER_SET_MEM_TABLE, VHOST_USER_VERSION, &mem,
 				     8 + 2 * sizeof(mem.regions[0]), fds, 2),
 			 0);
@@ -642,8 +640,8 @@ END_TEST
 /* A frontend that stops mid-message holds only its own connection. */
 START_TEST(msg_stalled_half_way)
 {
-	struct vhost_user_hdr h = {.request = VHOST_USER_SET_FEATURES,
-				   .flags = VHOST_USER_VERSION, .size = 8};
+	struct vhost_user_hdr h = {
+		.request = VHOST_USER_SET_FEATURES, .flags = VHOST_USER_VERSION, .size = 8};
 
 	ck_assert_int_eq(raw_fe_send_bytes(&fe, &h, 7), 0);
 	assert_bystander_ok();
@@ -666,11 +664,13 @@ END_TEST
 START_TEST(msg_flood_all_answered)
 {
 	struct vhost_user_msg reply;
-	enum { FLOOD = 200 };
+	enum {
+		FLOOD = 200
+	};
 
 	for (int i = 0; i < FLOOD; i++)
-		ck_assert_int_eq(raw_fe_send(&fe, VHOST_USER_GET_FEATURES, VHOST_USER_VERSION,
-					     NULL, 0, NULL, 0),
+		ck_assert_int_eq(raw_fe_send(&fe, VHOST_USER_GET_FEATURES, VHOST_USER_VERSION, NULL,
+					     0, NULL, 0),
 				 0);
 	for (int i = 0; i < FLOOD; i++) {
 		ck_assert_int_eq(raw_fe_recv(&fe, &reply, TIMEOUT_MS), 0);
@@ -686,12 +686,12 @@ START_TEST(msg_unknown_request_nacked)
 	struct vhost_user_msg reply;
 	uint64_t pf = RTE_BIT64(VHOST_USER_PROTOCOL_F_REPLY_ACK);
 
-	ck_assert_int_eq(raw_fe_send(&fe, VHOST_USER_SET_PROTOCOL_FEATURES, VHOST_USER_VERSION,
-				     &pf, sizeof(pf), NULL, 0),
+	ck_assert_int_eq(raw_fe_send(&fe, VHOST_USER_SET_PROTOCOL_FEATURES, VHOST_USER_VERSION, &pf,
+				     sizeof(pf), NULL, 0),
 			 0);
-	ck_assert_int_eq(raw_fe_send(&fe, 99, VHOST_USER_VERSION | VHOST_USER_NEED_REPLY, NULL,
-				     0, NULL, 0),
-			 0);
+	ck_assert_int_eq(
+		raw_fe_send(&fe, 99, VHOST_USER_VERSION | VHOST_USER_NEED_REPLY, NULL, 0, NULL, 0),
+		0);
 	ck_assert_int_eq(raw_fe_recv(&fe, &reply, TIMEOUT_MS), 0);
 	ck_assert_uint_eq(reply.hdr.request, 99);
 	ck_assert_uint_eq(reply.payload.u64, 1);

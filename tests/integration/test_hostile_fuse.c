@@ -30,7 +30,7 @@ static struct guest G[2];
 static struct fuse_stall F = {.dev = -1};
 static struct raw_fe probe; /* a well-behaved frontend, connected */
 static bool probe_open;
-static int ffd = -1;                       /* our fd of the FUSE file */
+static int ffd = -1; /* our fd of the FUSE file */
 static bool fuse_ok;
 
 static void
@@ -48,8 +48,8 @@ fe_connect(struct raw_fe *fe, const char *name)
 
 	sock_of(name, sock, sizeof(sock));
 	ck_assert_int_eq(raw_fe_connect(fe, sock), 0);
-	ck_assert_int_eq(raw_fe_send(fe, VHOST_USER_GET_FEATURES, VHOST_USER_VERSION, NULL, 0,
-				     NULL, 0), 0);
+	ck_assert_int_eq(
+		raw_fe_send(fe, VHOST_USER_GET_FEATURES, VHOST_USER_VERSION, NULL, 0, NULL, 0), 0);
 	ck_assert_msg(raw_fe_recv(fe, &r, T) == 0, "no GET_FEATURES reply on %s", name);
 }
 
@@ -156,7 +156,8 @@ assert_live(unsigned int ms)
 		ck_assert_msg(guest_wait(&G[1], id, LIVE_MS), "frame %u: vm0 -> vm1 took over 1 s",
 			      id);
 		ck_assert_int_eq(raw_fe_send(&probe, VHOST_USER_GET_QUEUE_NUM, VHOST_USER_VERSION,
-					     NULL, 0, NULL, 0), 0);
+					     NULL, 0, NULL, 0),
+				 0);
 		ck_assert_msg(raw_fe_recv(&probe, &r, LIVE_MS) == 0,
 			      "another frontend's message unanswered for 1 s");
 		usleep(20000);
@@ -177,7 +178,8 @@ send_state(struct raw_fe *fe, uint32_t req, uint32_t index, uint32_t num)
 static void
 start_ring0(struct raw_fe *fe)
 {
-	struct vhost_vring_addr a = {.index = 0, .desc_user_addr = RAW_GPA_BASE,
+	struct vhost_vring_addr a = {.index = 0,
+				     .desc_user_addr = RAW_GPA_BASE,
 				     .avail_user_addr = RAW_GPA_BASE + 0x1000,
 				     .used_user_addr = RAW_GPA_BASE + 0x2000};
 	uint64_t idx = 0;
@@ -236,9 +238,10 @@ START_TEST(fuse_region_refused)
 	struct {
 		uint32_t nregions, padding;
 		struct vhost_memory_region r;
-	} mem = {.nregions = 1, .r = {.guest_phys_addr = RAW_GPA_BASE,
-				      .memory_size = RAW_MEM_SIZE,
-				      .userspace_addr = RAW_GPA_BASE}};
+	} mem = {.nregions = 1,
+		 .r = {.guest_phys_addr = RAW_GPA_BASE,
+		       .memory_size = RAW_MEM_SIZE,
+		       .userspace_addr = RAW_GPA_BASE}};
 	uint64_t f = RTE_BIT64(VHOST_USER_F_PROTOCOL_FEATURES) | HV_VHOST_F_VERSION_1;
 	struct raw_fe fe;
 
@@ -246,8 +249,7 @@ START_TEST(fuse_region_refused)
 		return;
 	assert_live(200);
 	fe_connect(&fe, "evil");
-	(void)raw_fe_send(&fe, VHOST_USER_SET_FEATURES, VHOST_USER_VERSION, &f, sizeof(f), NULL,
-			  0);
+	(void)raw_fe_send(&fe, VHOST_USER_SET_FEATURES, VHOST_USER_VERSION, &f, sizeof(f), NULL, 0);
 	(void)raw_fe_send(&fe, VHOST_USER_SET_OWNER, VHOST_USER_VERSION, NULL, 0, NULL, 0);
 	(void)raw_fe_send(&fe, VHOST_USER_SET_MEM_TABLE, VHOST_USER_VERSION, &mem, sizeof(mem),
 			  &ffd, 1);

@@ -43,7 +43,8 @@ static bool
 add_sparse_region(uint64_t size)
 {
 	struct vhost_memory_single m = {.region = {.guest_phys_addr = BIG_GPA,
-						   .memory_size = size, .userspace_addr = BIG_UA}};
+						   .memory_size = size,
+						   .userspace_addr = BIG_UA}};
 	struct vhost_user_msg reply;
 	int fd = memfd_create("sparse-guest", MFD_CLOEXEC);
 	bool taken;
@@ -51,8 +52,9 @@ add_sparse_region(uint64_t size)
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(ftruncate(fd, (off_t)size), 0);
 	ck_assert_int_eq(raw_fe_send(&fe, VHOST_USER_ADD_MEM_REG,
-				     VHOST_USER_VERSION | VHOST_USER_NEED_REPLY, &m, sizeof(m),
-				     &fd, 1), 0);
+				     VHOST_USER_VERSION | VHOST_USER_NEED_REPLY, &m, sizeof(m), &fd,
+				     1),
+			 0);
 	close(fd);
 	ck_assert_int_eq(raw_fe_recv(&fe, &reply, TIMEOUT_MS), 0);
 	taken = reply.payload.u64 == 0;
@@ -111,12 +113,12 @@ START_TEST(sparse_region_over_limit)
 	ck_assert(!add_sparse_region(UINT64_C(512) << 30));
 	got = probe((UINT64_C(512) << 30) / PAGE);
 	after = rss_shmem_kib();
-	fprintf(stderr, "sparse-region probe, 512 GiB region: %u of %u buffers read, "
-		"RssShmem %" PRIu64 " -> %" PRIu64 " KiB (%+" PRId64 " KiB)\n", got,
-		PROBE_BUFFERS, before, after, (int64_t)(after - before));
+	fprintf(stderr,
+		"sparse-region probe, 512 GiB region: %u of %u buffers read, "
+		"RssShmem %" PRIu64 " -> %" PRIu64 " KiB (%+" PRId64 " KiB)\n",
+		got, PROBE_BUFFERS, before, after, (int64_t)(after - before));
 	ck_assert_uint_eq(got, 0);
-	ck_assert_msg(after < before + 8192, "the switch grew by %" PRIu64 " KiB",
-		      after - before);
+	ck_assert_msg(after < before + 8192, "the switch grew by %" PRIu64 " KiB", after - before);
 	ck_assert(raw_fe_closed(&fe, TIMEOUT_MS));
 	ck_assert_uint_eq(mem_stats().over_limit, 1);
 	ck_assert_uint_eq(mem_stats().mapped_bytes, 0);
@@ -142,9 +144,10 @@ START_TEST(sparse_region_within_limit_bounded)
 	ck_assert_uint_eq(mem_stats().regions, 2);
 	got = probe(size / PAGE);
 	after = rss_shmem_kib();
-	fprintf(stderr, "sparse-region probe, 64 MiB region: %u of %u buffers read, "
-		"RssShmem %" PRIu64 " -> %" PRIu64 " KiB (%+" PRId64 " KiB)\n", got,
-		PROBE_BUFFERS, before, after, (int64_t)(after - before));
+	fprintf(stderr,
+		"sparse-region probe, 64 MiB region: %u of %u buffers read, "
+		"RssShmem %" PRIu64 " -> %" PRIu64 " KiB (%+" PRId64 " KiB)\n",
+		got, PROBE_BUFFERS, before, after, (int64_t)(after - before));
 	ck_assert_uint_eq(got, PROBE_BUFFERS);
 	ck_assert_uint_le(after, before + size / 1024 + 8192);
 }

@@ -39,8 +39,7 @@ rx_buf_off(uint32_t base, unsigned int i)
  * every byte of the frame.
  */
 static void
-rx_post(uint16_t first, uint32_t base, const struct rx_case *c, unsigned int from,
-	unsigned int to)
+rx_post(uint16_t first, uint32_t base, const struct rx_case *c, unsigned int from, unsigned int to)
 {
 	for (unsigned int i = from; i < to; i++) {
 		uint64_t addr = raw_gpa(rx_buf_off(base, i));
@@ -214,10 +213,11 @@ END_TEST
 START_TEST(rx_long_copies_byte_exact)
 {
 	static const struct rx_case cases[] = {
-		{2047, 1, 0x4000, 1}, {2048, 1, 0x4000, 1}, {2049, 1, 0x4000, 1},
-		{3071, 1, 0x4000, 1}, {3072, 1, 0x4000, 1}, {3073, 1, 0x4000, 1},
+		{2047, 1, 0x4000, 1}, {2048, 1, 0x4000, 1},
+		{2049, 1, 0x4000, 1}, {3071, 1, 0x4000, 1},
+		{3072, 1, 0x4000, 1}, {3073, 1, 0x4000, 1},
 		{4097, 1, 0x4000, 1}, {10240, 1, 0x4000, 1},
-		{10240, 1, 3000, 4}, /* pieces of 2988, 3000, 3000, 1252 */
+		{10240, 1, 3000, 4},  /* pieces of 2988, 3000, 3000, 1252 */
 		{9000, 2, 0x4000, 1}, /* 4500 from each mbuf, the second at offset 4512 */
 	};
 	uint16_t first = 0;
@@ -237,7 +237,10 @@ END_TEST
  * 160 frames, short ones around the batching limit (256 B) mixed with long
  * and two-mbuf ones (101 of them batchable), each in its own buffer.
  */
-enum { SHORT_N = 160, SHORT_BUF = 0x1000 };
+enum {
+	SHORT_N = 160,
+	SHORT_BUF = 0x1000
+};
 /* 7 in 10 short: more than a batch holds */
 static const uint32_t short_lens[] = {60, 64, 255, 256, 257, 61, 200, 1000, 128, 2100};
 static unsigned int short_published_bad; /* frames published before their bytes were there */
@@ -259,8 +262,8 @@ short_frame_there(unsigned int i)
 	bool ok;
 
 	want_hdr[10] = 1; /* num_buffers */
-	ok = want != NULL && fe.used[0]->ring[i].id == i &&
-	     fe.used[0]->ring[i].len == HDR + len && memcmp(buf, want_hdr, HDR) == 0 &&
+	ok = want != NULL && fe.used[0]->ring[i].id == i && fe.used[0]->ring[i].len == HDR + len &&
+	     memcmp(buf, want_hdr, HDR) == 0 &&
 	     memcmp(buf + HDR, rte_pktmbuf_mtod(want, uint8_t *), len) == 0 &&
 	     buf[HDR + len] == 0x5a;
 	rte_pktmbuf_free(want);

@@ -149,8 +149,8 @@ b_open(const char *sock)
 
 	snprintf(B.vdev, sizeof(B.vdev), "net_virtio_user%u", 90 + seq);
 	snprintf(pool, sizeof(pool), "rxmod_b%u", seq++);
-	snprintf(devargs, sizeof(devargs),
-		 "path=%s,queues=1,queue_size=256,mac=02:00:00:00:00:0b", sock);
+	snprintf(devargs, sizeof(devargs), "path=%s,queues=1,queue_size=256,mac=02:00:00:00:00:0b",
+		 sock);
 	B.mp = rte_pktmbuf_pool_create(pool, 2047, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 				       rte_socket_id());
 	ck_assert_ptr_nonnull(B.mp);
@@ -349,8 +349,8 @@ stream(unsigned int ms, unsigned int gap_us, uint64_t *frames_out, double *elaps
 			usleep(1000);
 		} while (swh_now_ms() < end2);
 		ck_assert_msg((double)ld(&B.frames) == delivered,
-			      "B got %" PRIu64 " frames, the switch delivered %.0f",
-			      ld(&B.frames), delivered);
+			      "B got %" PRIu64 " frames, the switch delivered %.0f", ld(&B.frames),
+			      delivered);
 	}
 	ck_assert(wait_irqs_match(T));
 	*elapsed_ms = us_of(rte_rdtsc() - t0) / 1000;
@@ -371,8 +371,8 @@ START_TEST(stream_one_interrupt_per_window)
 	start_pair("1000");
 	irqs = stream(300, 20, &frames, &ms);
 	printf("rxmod 1000: %" PRIu64 " frames, %" PRIu64 " interrupts in %.1f ms, "
-	       "held %.0f, early %.0f, window %.0f us\n", frames, irqs, ms, b_ring("irqs_held"),
-	       b_ring("irqs_early"), b_ring("window_us"));
+	       "held %.0f, early %.0f, window %.0f us\n",
+	       frames, irqs, ms, b_ring("irqs_held"), b_ring("irqs_early"), b_ring("window_us"));
 	ck_assert_uint_ge(irqs, 5);
 	/* at most one per window of the elapsed time, plus the one that opens the first */
 	ck_assert_msg((double)irqs <= ms / 1.0 + 1, "%" PRIu64 " interrupts in %.1f ms", irqs, ms);
@@ -383,8 +383,8 @@ START_TEST(stream_one_interrupt_per_window)
 	cJSON_Delete(hvsw_ok(&D, "port.set", "{\"name\":\"b\",\"rxmod\":0}"));
 	ck_assert(b_ring("window_us") == 0);
 	irqs_off = stream(300, 20, &frames, &ms_off);
-	printf("rxmod 0: %" PRIu64 " frames, %" PRIu64 " interrupts in %.1f ms\n", frames,
-	       irqs_off, ms_off);
+	printf("rxmod 0: %" PRIu64 " frames, %" PRIu64 " interrupts in %.1f ms\n", frames, irqs_off,
+	       ms_off);
 	ck_assert_uint_gt(irqs_off, irqs);
 	ck_assert_uint_eq(ld(&B.lost), 0);
 }
@@ -444,8 +444,7 @@ START_TEST(polled_frames_owe_no_interrupt)
 	for (unsigned int w = 0; w < RTE_DIM(windows); w++) {
 		uint64_t irq0;
 
-		cJSON_Delete(hvsw_ok(&D, "port.set", "{\"name\":\"b\",\"rxmod\":%u}",
-				     windows[w]));
+		cJSON_Delete(hvsw_ok(&D, "port.set", "{\"name\":\"b\",\"rxmod\":%u}", windows[w]));
 		irq0 = b_take_irqs();
 		for (unsigned int c = 0; c < 8; c++) {
 			double pk = b_ring("packets");
@@ -474,7 +473,8 @@ START_TEST(polled_frames_owe_no_interrupt)
 			rte_eth_dev_rx_intr_disable(B.eth, 0);
 		}
 		printf("rxmod %u: 8 bursts of 5 frames, %" PRIu64 " interrupts, polled publishes "
-		       "%.0f\n", windows[w], b_take_irqs() - irq0, b_ring("irqs_unwanted"));
+		       "%.0f\n",
+		       windows[w], b_take_irqs() - irq0, b_ring("irqs_unwanted"));
 	}
 	ck_assert(b_ring("irqs_unwanted") >= 16);
 }
@@ -509,8 +509,8 @@ START_TEST(lone_frame_within_window)
 	since_first = us_of(ld(&B.last_wake_tsc) - t1);
 	wait2 = us_of(lat[1]);
 	printf("second frame: sent %.1f us after the first, delivered after %.1f us; "
-	       "interrupt %.1f us after the first was sent\n", us_of(t2 - t1), wait2,
-	       since_first);
+	       "interrupt %.1f us after the first was sent\n",
+	       us_of(t2 - t1), wait2, since_first);
 	/* held: the interrupt that opened the window went after t1 */
 	ck_assert_msg(since_first >= 5000, "second interrupt %.1f us after the first frame",
 		      since_first);
@@ -553,8 +553,8 @@ race(unsigned int n, const char *label)
 	p99 = us_of(lat[n * 99 / 100]);
 	max = us_of(lat[n - 1]);
 	printf("rxmod %s, %u frames: delivery p50 %.1f us, p99 %.1f us, max %.1f us; "
-	       "%" PRIu64 " interrupts, lost %" PRIu64 "\n", label, n, p50, p99, max,
-	       ld(&B.irqs) - irq0, ld(&B.lost) - lost0);
+	       "%" PRIu64 " interrupts, lost %" PRIu64 "\n",
+	       label, n, p50, p99, max, ld(&B.irqs) - irq0, ld(&B.lost) - lost0);
 	/* a lost interrupt, or one held past its window, leaves B to its timeout */
 	ck_assert_uint_eq(ld(&B.lost), lost0);
 	return p99;
@@ -629,16 +629,17 @@ START_TEST(owed_dropped_on_reset)
 		b_close_at(true); /* the frontend goes away: its rings are reset */
 		/* the owed interrupt is settled when its window closes: sent or dropped */
 		end = swh_now_ms() + T;
-		while (in_ring && b_ring("irqs") + b_ring("irqs_dropped") + b_ring("irqs_suppressed") <
-					  irqs0 + drop0 + supp0 + 2 &&
+		while (in_ring &&
+		       b_ring("irqs") + b_ring("irqs_dropped") + b_ring("irqs_suppressed") <
+			       irqs0 + drop0 + supp0 + 2 &&
 		       swh_now_ms() < end)
 			usleep(1000);
 		irqs = b_ring("irqs") - irqs0;
 		dropped = b_ring("irqs_dropped") - drop0;
 		supp = b_ring("irqs_suppressed") - supp0;
 		printf("attempt %d: in ring %d, held +%.0f, irqs +%.0f, suppressed +%.0f, "
-		       "dropped +%.0f\n", attempt, in_ring, b_ring("irqs_held") - held0, irqs, supp,
-		       dropped);
+		       "dropped +%.0f\n",
+		       attempt, in_ring, b_ring("irqs_held") - held0, irqs, supp, dropped);
 		if (in_ring && b_ring("irqs_held") == held0 + 1) {
 			/* the window closed before the reset (sent or declined), or it is dropped */
 			ck_assert(irqs + dropped + supp == 2);

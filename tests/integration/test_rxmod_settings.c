@@ -80,13 +80,17 @@ START_TEST(settings_live_and_saved)
 	check_ring_setting("m", 1, "30");
 	/* refused: nothing changes */
 	ck_assert_int_ne(hvsw_call(&D, NULL, err, sizeof(err), "port.set",
-				   "{\"name\":\"m\",\"rxmod\":\"2:10\"}"), 0);
+				   "{\"name\":\"m\",\"rxmod\":\"2:10\"}"),
+			 0);
 	ck_assert_int_ne(hvsw_call(&D, NULL, err, sizeof(err), "port.set",
-				   "{\"name\":\"m\",\"rxmod\":10001}"), 0);
+				   "{\"name\":\"m\",\"rxmod\":10001}"),
+			 0);
 	ck_assert_int_ne(hvsw_call(&D, NULL, err, sizeof(err), "port.set",
-				   "{\"name\":\"m\",\"rxmod\":\"fast\"}"), 0);
-	ck_assert_int_ne(hvsw_call(&D, NULL, err, sizeof(err), "port.add",
-				   "{\"name\":\"x\",\"rxmod\":-1}"), 0);
+				   "{\"name\":\"m\",\"rxmod\":\"fast\"}"),
+			 0);
+	ck_assert_int_ne(
+		hvsw_call(&D, NULL, err, sizeof(err), "port.add", "{\"name\":\"x\",\"rxmod\":-1}"),
+		0);
 	check_ring_setting("m", 0, "0");
 	check_ring_setting("m", 1, "30");
 

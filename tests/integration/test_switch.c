@@ -157,7 +157,8 @@ fdb_has_in(const struct rte_ether_addr *mac, const char *port, unsigned int vlan
 	bool has = false;
 
 	rte_ether_format_addr(m, sizeof(m), mac);
-	cJSON_ArrayForEach(e, r) {
+	cJSON_ArrayForEach(e, r)
+	{
 		const char *em = swh_str(e, "mac");
 
 		has |= em != NULL && strcasecmp(em, m) == 0 && swh_num(e, "vlan") == vlan;
@@ -168,8 +169,7 @@ fdb_has_in(const struct rte_ether_addr *mac, const char *port, unsigned int vlan
 
 /* Wait until @mac is in the FDB on @port in the domain @vlan. */
 static bool
-fdb_wait_in(const struct rte_ether_addr *mac, const char *port, unsigned int vlan,
-	    unsigned int ms)
+fdb_wait_in(const struct rte_ether_addr *mac, const char *port, unsigned int vlan, unsigned int ms)
 {
 	uint64_t end = swh_now_ms() + ms;
 
@@ -474,8 +474,7 @@ START_TEST(vlan_isolation)
 	/* entries are per domain */
 	r = hvsw_ok(&D, "fdb.show", "{\"port\":\"vm0\"}");
 	ck_assert_int_eq(cJSON_GetArraySize(r), 1);
-	cJSON_ArrayForEach(e, r)
-		ck_assert_int_eq((int)swh_num(e, "vlan"), 10);
+	cJSON_ArrayForEach(e, r) ck_assert_int_eq((int)swh_num(e, "vlan"), 10);
 	cJSON_Delete(r);
 
 	/* a guest on an access port may not pick its VLAN */
@@ -574,7 +573,8 @@ START_TEST(vlan_hopping)
 	must_arrive(2, guest_send(&G[1], &swh_bcast, NULL, 10)); /* a barrier for vm2 */
 	for (unsigned int i = 0; i < RTE_DIM(hop); i++)
 		for (unsigned int g = 0; g < 4; g++)
-			ck_assert_msg(guest_count(&G[g], hop[i]) == 0, "frame %u reached vm%u", i, g);
+			ck_assert_msg(guest_count(&G[g], hop[i]) == 0, "frame %u reached vm%u", i,
+				      g);
 	ck_assert_uint_eq(G[1].n_rx, 2);
 	stat_is("vm0", "vlan", 3);
 	stat_is("vm2", "vlan", 1);
@@ -597,7 +597,8 @@ raw_wait(int fd, uint32_t id)
 
 		/* ethertype 0x88b5, magic "HVST", then the id (see switch_harness.c) */
 		if (n >= 24 && f[12] == 0x88 && f[13] == 0xb5 && memcmp(f + 14, "HVST", 4) == 0 &&
-		    ((uint32_t)f[18] << 24 | (uint32_t)f[19] << 16 | (uint32_t)f[20] << 8 | f[21]) == id)
+		    ((uint32_t)f[18] << 24 | (uint32_t)f[19] << 16 | (uint32_t)f[20] << 8 |
+		     f[21]) == id)
 			return true;
 		swh_poll();
 	}
@@ -682,15 +683,18 @@ queue_pmd(const cJSON *show, int qp)
 {
 	const cJSON *q;
 
-	cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(show, "qps"))
-		if ((int)swh_num(q, "qp") == qp)
-			return (int)swh_num(q, "pmd");
+	cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(
+				      show, "qps")) if ((int)swh_num(q, "qp") ==
+							qp) return (int)swh_num(q, "pmd");
 	return -2;
 }
 
 START_TEST(port_changes_under_traffic)
 {
-	enum { ROUNDS = 20, BURST = 16 };
+	enum {
+		ROUNDS = 20,
+		BURST = 16
+	};
 	static uint32_t ids[ROUNDS * BURST];
 	unsigned int n = 0;
 	char err[256];
@@ -763,9 +767,9 @@ port_list(char *buf, size_t len)
 	size_t off = 0;
 
 	buf[0] = '\0';
-	cJSON_ArrayForEach(e, r)
-		off += (size_t)snprintf(buf + off, len - off, "%s=%s,%s;", swh_str(e, "name"),
-					swh_str(e, "socket"), swh_str(e, "mode"));
+	cJSON_ArrayForEach(e, r) off +=
+		(size_t)snprintf(buf + off, len - off, "%s=%s,%s;", swh_str(e, "name"),
+				 swh_str(e, "socket"), swh_str(e, "mode"));
 	cJSON_Delete(r);
 }
 
@@ -800,7 +804,8 @@ START_TEST(restart_server_ports)
 	free(text);
 	ck_assert_ptr_nonnull(conf);
 	ports = cJSON_GetObjectItem(conf, "ports");
-	cJSON_ArrayForEach(e, ports) {
+	cJSON_ArrayForEach(e, ports)
+	{
 		const char *name = swh_str(e, "name");
 
 		ck_assert_ptr_nonnull(name);
@@ -973,7 +978,8 @@ START_TEST(bad_requests)
 				got++;
 			line[got] = '\0';
 			_exit(strncmp(line, "{\"ok\":false,\"error\":\"permission denied", 38) == 0
-				      ? 0 : 4);
+				      ? 0
+				      : 4);
 		}
 		ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
@@ -1043,7 +1049,8 @@ START_TEST(telemetry)
 	close(fd);
 
 	/* the stock client, non-interactive (optional: needs python3) */
-	if (access("/usr/bin/dpdk-telemetry.py", X_OK) == 0 && access("/usr/bin/python3", X_OK) == 0) {
+	if (access("/usr/bin/dpdk-telemetry.py", X_OK) == 0 &&
+	    access("/usr/bin/python3", X_OK) == 0) {
 		bool seen = false;
 
 		snprintf(cmd, sizeof(cmd),
@@ -1053,7 +1060,8 @@ START_TEST(telemetry)
 		ck_assert_ptr_nonnull(p);
 		while (fgets(buf, sizeof(buf), p) != NULL) {
 			r = cJSON_Parse(buf);
-			if (r != NULL && cJSON_GetArraySize(cJSON_GetObjectItem(r, "/hvswitch/ports")) == 2)
+			if (r != NULL &&
+			    cJSON_GetArraySize(cJSON_GetObjectItem(r, "/hvswitch/ports")) == 2)
 				seen = true;
 			cJSON_Delete(r);
 		}
@@ -1099,8 +1107,8 @@ START_TEST(telemetry_counters)
 	for (unsigned int i = 0; i < RTE_DIM(c); i++)
 		ck_assert_msg(tv[i] == sv[i], "%s: telemetry %.0f, port.show %.0f", c[i], tv[i],
 			      sv[i]);
-	ck_assert_msg(lcore == 1 && packets >= 8, "/hvswitch/pmd: lcore %.0f packets %.0f",
-		      lcore, packets);
+	ck_assert_msg(lcore == 1 && packets >= 8, "/hvswitch/pmd: lcore %.0f packets %.0f", lcore,
+		      packets);
 	stop_ok();
 }
 END_TEST

@@ -141,11 +141,14 @@ START_TEST(pmd_placement)
 		ck_assert_int_eq((int)swh_num(q, "pmd"), 0);
 	cJSON_Delete(r);
 	ck_assert(config_has("\"pmd\":\t0"));
-	ck_assert_int_eq(hvctl(D.sock, (const char *const[]){"port", "set", "vm0", "pmd=auto",
-							    NULL}, err, sizeof(err)), 0);
+	ck_assert_int_eq(hvctl(D.sock,
+			       (const char *const[]){"port", "set", "vm0", "pmd=auto", NULL}, err,
+			       sizeof(err)),
+			 0);
 	ck_assert_msg(!config_has("\"pmd\""), "still pinned after pmd=auto");
 	ck_assert_int_eq(hvctl(D.sock, (const char *const[]){"port", "set", "vm0", "pmd=1", NULL},
-			       err, sizeof(err)), 1);
+			       err, sizeof(err)),
+			 1);
 	ck_assert_str_eq(err, "hvctl: port.set: 'pmd' must be 0..0: this switch runs 1 PMD\n");
 }
 END_TEST
@@ -186,7 +189,8 @@ START_TEST(config_port_keys)
 	log[n] = '\0';
 	ck_assert_msg(strstr(log, "config port: unknown argument 'mac_limit' (valid: name, type, "
 				  "socket, mode, queues, vlan, trunk, devargs, pmd, features, "
-				  "rxmod)") != NULL, "%s", log);
+				  "rxmod)") != NULL,
+		      "%s", log);
 }
 END_TEST
 
@@ -209,10 +213,14 @@ START_TEST(type_keys)
 	cJSON *before, *after;
 
 	ck_assert_int_eq(hvsw_start(&D, NULL), 0);
-	refused("port.add", "{\"name\":\"n0\",\"type\":\"ethdev\",\"devargs\":\"net_null0\","
-		"\"rxmod\":5}", "port.add: 'rxmod' is for vhost-user ports");
-	refused("port.add", "{\"name\":\"n0\",\"type\":\"ethdev\",\"devargs\":\"net_null0\","
-		"\"features\":\"mq\"}", "port.add: 'features' is for vhost-user ports");
+	refused("port.add",
+		"{\"name\":\"n0\",\"type\":\"ethdev\",\"devargs\":\"net_null0\","
+		"\"rxmod\":5}",
+		"port.add: 'rxmod' is for vhost-user ports");
+	refused("port.add",
+		"{\"name\":\"n0\",\"type\":\"ethdev\",\"devargs\":\"net_null0\","
+		"\"features\":\"mq\"}",
+		"port.add: 'features' is for vhost-user ports");
 	refused("port.add", "{\"name\":\"v0\",\"devargs\":\"net_null0\"}",
 		"port.add: 'devargs' is for ethdev ports");
 	refused("port.add", "{\"name\":\"n0\",\"type\":\"ethdev\"}",
@@ -220,10 +228,12 @@ START_TEST(type_keys)
 	refused("port.add", "{\"name\":\"v0\",\"features\":\"mq,bogus\"}",
 		"port.add: unknown feature 'bogus' (known: mrg_rxbuf, indirect_desc, event_idx, "
 		"mq, csum, guest_csum, host_tso4, host_tso6, guest_tso4, guest_tso6, in_order)");
-	cJSON_Delete(hvsw_ok(&D, "port.add", "{\"name\":\"n0\",\"type\":\"ethdev\","
-				       "\"devargs\":\"net_null0\",\"vlan\":7}"));
-	cJSON_Delete(hvsw_ok(&D, "port.add", "{\"name\":\"v0\",\"queues\":2,"
-				       "\"features\":\"event_idx,mrg_rxbuf\",\"rxmod\":\"adaptive\"}"));
+	cJSON_Delete(hvsw_ok(&D, "port.add",
+			     "{\"name\":\"n0\",\"type\":\"ethdev\","
+			     "\"devargs\":\"net_null0\",\"vlan\":7}"));
+	cJSON_Delete(hvsw_ok(&D, "port.add",
+			     "{\"name\":\"v0\",\"queues\":2,"
+			     "\"features\":\"event_idx,mrg_rxbuf\",\"rxmod\":\"adaptive\"}"));
 	refused("port.set", "{\"name\":\"n0\",\"rxmod\":5}",
 		"port.set: 'rxmod' is for vhost-user ports");
 	cJSON_Delete(hvsw_ok(&D, "port.set", "{\"name\":\"v0\",\"rxmod\":\"0,1:30\"}"));

@@ -145,8 +145,9 @@ fill_but_one_page(const char *fill)
  */
 START_TEST(save_on_full_disk)
 {
-	static const char feat[] = ",\"features\":\"mrg_rxbuf,indirect_desc,event_idx,mq,csum,"
-				   "guest_csum,host_tso4,host_tso6,guest_tso4,guest_tso6,in_order\"";
+	static const char feat[] =
+		",\"features\":\"mrg_rxbuf,indirect_desc,event_idx,mq,csum,"
+		"guest_csum,host_tso4,host_tso6,guest_tso4,guest_tso6,in_order\"";
 	static char before[16384], after[16384], config[96], fill[96];
 	char err[512], name[16];
 	struct stat st;
@@ -220,9 +221,11 @@ START_TEST(save_fsyncs_directory)
 	f = fopen(wrapper, "w");
 	ck_assert_ptr_nonnull(f);
 	/* LeakSanitizer cannot run under ptrace (ASan builds) */
-	fprintf(f, "#!/bin/sh\nASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0\" "
-		   "exec strace -f -qq -y -e trace=rename,renameat,renameat2,fsync -o %s %s "
-		   "\"$@\"\n", trace, bin);
+	fprintf(f,
+		"#!/bin/sh\nASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0\" "
+		"exec strace -f -qq -y -e trace=rename,renameat,renameat2,fsync -o %s %s "
+		"\"$@\"\n",
+		trace, bin);
 	fclose(f);
 	ck_assert_int_eq(chmod(wrapper, 0755), 0);
 	setenv("HVSWITCH", wrapper, 1);

@@ -121,8 +121,8 @@ send_frame_as(struct tcp_frame *f, bool csum, bool tso, uint16_t mss)
 	head->l3_len = f->l3;
 	head->l4_len = f->l4;
 	if (csum)
-		head->ol_flags = RTE_MBUF_F_TX_TCP_CKSUM |
-				 (f->v6 ? RTE_MBUF_F_TX_IPV6 : RTE_MBUF_F_TX_IPV4);
+		head->ol_flags =
+			RTE_MBUF_F_TX_TCP_CKSUM | (f->v6 ? RTE_MBUF_F_TX_IPV6 : RTE_MBUF_F_TX_IPV4);
 	if (tso) {
 		head->ol_flags |= RTE_MBUF_F_TX_TCP_SEG;
 		head->tso_segsz = mss;
@@ -265,8 +265,8 @@ setup(void)
 		ck_assert_int_eq(guest_open_offloads(&G[i], name, i, sock, false, rx_caps[i],
 						     i == 0 ? RTE_ETH_TX_OFFLOAD_TCP_TSO |
 								      RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
-								      RTE_ETH_TX_OFFLOAD_MULTI_SEGS :
-							      RTE_ETH_TX_OFFLOAD_MULTI_SEGS),
+								      RTE_ETH_TX_OFFLOAD_MULTI_SEGS
+							    : RTE_ETH_TX_OFFLOAD_MULTI_SEGS),
 				 0);
 		ck_assert_msg(hvsw_wait_up(&D, name, T), "port %s not up", name);
 	}
@@ -453,8 +453,8 @@ START_TEST(tso_to_tap_uplink)
 
 	snprintf(ifname, sizeof(ifname), "hvo%d", (int)getpid() % 100000);
 	snprintf(devargs, sizeof(devargs), "net_tap%d,iface=%s", (int)getpid() % 1000, ifname);
-	cJSON_Delete(hvsw_ok(&D, "port.add", "{\"name\":\"up0\",\"type\":\"ethdev\",\"devargs\":\"%s\"}",
-			     devargs));
+	cJSON_Delete(hvsw_ok(&D, "port.add",
+			     "{\"name\":\"up0\",\"type\":\"ethdev\",\"devargs\":\"%s\"}", devargs));
 	snprintf(cmd, sizeof(cmd), "ip link set %s up", ifname);
 	ck_assert_int_eq(system(cmd), 0);
 	ck_assert_msg(hvsw_wait_up(&D, "up0", T), "tap port not up");
@@ -539,8 +539,8 @@ START_TEST(long_frame_to_ring_uplink)
 	char devargs[32];
 
 	snprintf(devargs, sizeof(devargs), "net_ring%d", (int)getpid() % 1000);
-	cJSON_Delete(hvsw_ok(&D, "port.add", "{\"name\":\"up1\",\"type\":\"ethdev\",\"devargs\":\"%s\"}",
-			     devargs));
+	cJSON_Delete(hvsw_ok(&D, "port.add",
+			     "{\"name\":\"up1\",\"type\":\"ethdev\",\"devargs\":\"%s\"}", devargs));
 	ck_assert_msg(hvsw_wait_up(&D, "up1", T), "ring port not up");
 	make_frame(&frame, false, 6000, &unknown);
 	send_frame_as(&frame, false, false, 0);

@@ -110,15 +110,20 @@ START_TEST(priv_groups)
 
 	/* the admin group: no file written through a pcap port, no host interface */
 	snprintf(args, sizeof(args),
-		 "{\"name\":\"p0\",\"type\":\"ethdev\",\"devargs\":\"net_pcap0,tx_pcap=%s\"}", pcap);
+		 "{\"name\":\"p0\",\"type\":\"ethdev\",\"devargs\":\"net_pcap0,tx_pcap=%s\"}",
+		 pcap);
 	ck_assert_int_eq(as_member(admins, "port.add", args, false, "devargs refused"), 0);
 	ck_assert_int_eq(access(pcap, F_OK), -1);
-	ck_assert_int_eq(as_member(admins, "port.add", "{\"name\":\"p1\",\"type\":\"ethdev\","
-				   "\"devargs\":\"net_af_packet0,iface=lo\"}", false,
-				   "devargs refused"), 0);
-	ck_assert_int_eq(as_member(admins, "port.add", "{\"name\":\"p2\",\"type\":\"ethdev\","
-				   "\"devargs\":\"net_pcap0,rx_iface=lo\"}", false,
-				   "devargs refused"), 0);
+	ck_assert_int_eq(as_member(admins, "port.add",
+				   "{\"name\":\"p1\",\"type\":\"ethdev\","
+				   "\"devargs\":\"net_af_packet0,iface=lo\"}",
+				   false, "devargs refused"),
+			 0);
+	ck_assert_int_eq(as_member(admins, "port.add",
+				   "{\"name\":\"p2\",\"type\":\"ethdev\","
+				   "\"devargs\":\"net_pcap0,rx_iface=lo\"}",
+				   false, "devargs refused"),
+			 0);
 	/* ... no socket bound outside the run dir */
 	snprintf(args, sizeof(args), "{\"name\":\"v0\",\"socket\":\"%s\"}", outside);
 	ck_assert_int_eq(as_member(admins, "port.add", args, false, "root's"), 0);

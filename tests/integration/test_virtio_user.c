@@ -22,8 +22,8 @@
 #define BURST 32
 #define TIMEOUT_MS 3000
 
-static const uint32_t sizes[] = {64, 65, 127, 128, 511, 1500, 1514, 1518,
-				 2048, 2049, 4096, 8000, 9000};
+static const uint32_t sizes[] = {64,   65,   127,  128,  511,  1500, 1514,
+				 1518, 2048, 2049, 4096, 8000, 9000};
 
 /* Our side: take what the guest sent and give it back to the same guest. */
 static unsigned int
@@ -86,9 +86,9 @@ check_sizes(uint64_t features, const char *vu_args, bool big_without_mrg_ok)
 	 */
 	ck_assert_uint_eq(hv_vhost_port_features(p.port) & ~(UINT64_C(1) << 30),
 			  features & ~HV_VHOST_F_EVENT_IDX & ~HV_VHOST_F_MQ &
-				  ~(HV_VHOST_F_CSUM | HV_VHOST_F_GUEST_CSUM | HV_VHOST_F_GUEST_TSO4 |
-				    HV_VHOST_F_GUEST_TSO6 | HV_VHOST_F_HOST_TSO4 |
-				    HV_VHOST_F_HOST_TSO6));
+				  ~(HV_VHOST_F_CSUM | HV_VHOST_F_GUEST_CSUM |
+				    HV_VHOST_F_GUEST_TSO4 | HV_VHOST_F_GUEST_TSO6 |
+				    HV_VHOST_F_HOST_TSO4 | HV_VHOST_F_HOST_TSO6));
 	for (size_t i = 0; i < RTE_DIM(sizes); i++) {
 		for (unsigned int segs = 1; segs <= 3; segs += 2) {
 			uint32_t len = sizes[i];
@@ -171,9 +171,8 @@ START_TEST(too_long_counted)
 	struct peer p;
 	uint64_t end;
 
-	ck_assert_int_eq(peer_open(&p, "toolong", HV_VHOST_SERVER, HV_VHOST_F_VERSION_1,
-				   "mrg_rxbuf=0"),
-			 0);
+	ck_assert_int_eq(
+		peer_open(&p, "toolong", HV_VHOST_SERVER, HV_VHOST_F_VERSION_1, "mrg_rxbuf=0"), 0);
 	ck_assert(peer_wait_ready(&p, TIMEOUT_MS));
 	/* a jumbo from the switch side into a guest without mergeable buffers */
 	m = peer_frame(peer_switch_pool(), 12000, 7, 6);
@@ -221,7 +220,8 @@ START_TEST(multiqueue)
 			ck_assert_uint_eq(hv_vhost_rx_burst(p.port, q ^ 1, pkts, BURST), 0);
 			n = rte_eth_rx_burst(p.eth, q, rx, BURST);
 			for (uint16_t i = 0; i < n; i++)
-				ck_assert(peer_frame_check(rx[i], 100 + q * 100, q * 8 + back[q]++));
+				ck_assert(
+					peer_frame_check(rx[i], 100 + q * 100, q * 8 + back[q]++));
 			rte_pktmbuf_free_bulk(rx, n);
 		}
 		ck_assert_uint_eq(back[q], 8);
@@ -463,10 +463,12 @@ START_TEST(irq_hook_and_generation)
 	ck_assert_uint_eq(ev.ring_size, 256);
 	ck_assert_uint_eq(irq_decisions(&p), 0); /* the hook holds it */
 	/* delivered under its generation: sent, or declined by the guest's flags */
-	ck_assert_int_ne(hv_vhost_irq_signal(p.port, 0, HV_VHOST_TX, ev.generation), HV_VHOST_IRQ_GONE);
+	ck_assert_int_ne(hv_vhost_irq_signal(p.port, 0, HV_VHOST_TX, ev.generation),
+			 HV_VHOST_IRQ_GONE);
 	ck_assert_uint_eq(irq_decisions(&p), 1);
 	/* another generation: not delivered, not counted */
-	ck_assert_int_eq(hv_vhost_irq_signal(p.port, 0, HV_VHOST_TX, ev.generation + 1), HV_VHOST_IRQ_GONE);
+	ck_assert_int_eq(hv_vhost_irq_signal(p.port, 0, HV_VHOST_TX, ev.generation + 1),
+			 HV_VHOST_IRQ_GONE);
 	ck_assert_uint_eq(irq_decisions(&p), 1);
 	ev2 = deliver_frames(&p, 1);
 	ck_assert_uint_eq(ev2.generation, ev.generation);
@@ -476,17 +478,20 @@ START_TEST(irq_hook_and_generation)
 	while (hv_vhost_queue_ready(p.port, 0) && peer_now_ms() < end)
 		usleep(1000);
 	ck_assert(!hv_vhost_queue_ready(p.port, 0));
-	ck_assert_int_eq(hv_vhost_irq_signal(p.port, 0, HV_VHOST_TX, ev2.generation), HV_VHOST_IRQ_GONE);
+	ck_assert_int_eq(hv_vhost_irq_signal(p.port, 0, HV_VHOST_TX, ev2.generation),
+			 HV_VHOST_IRQ_GONE);
 	/* a frontend again: still gone (a new generation); new bursts carry the new one */
 	ck_assert_int_eq(peer_frontend_open(&p), 0);
 	ck_assert(peer_wait_ready(&p, TIMEOUT_MS));
-	ck_assert_int_eq(hv_vhost_irq_signal(p.port, 0, HV_VHOST_TX, ev2.generation), HV_VHOST_IRQ_GONE);
+	ck_assert_int_eq(hv_vhost_irq_signal(p.port, 0, HV_VHOST_TX, ev2.generation),
+			 HV_VHOST_IRQ_GONE);
 	ck_assert_uint_eq(irq_decisions(&p), 1);
 	while (rte_eth_rx_burst(p.eth, 0, rx, BURST) > 0)
 		;
 	ev = deliver_frames(&p, 2);
 	ck_assert_uint_ne(ev.generation, ev2.generation);
-	ck_assert_int_ne(hv_vhost_irq_signal(p.port, 0, HV_VHOST_TX, ev.generation), HV_VHOST_IRQ_GONE);
+	ck_assert_int_ne(hv_vhost_irq_signal(p.port, 0, HV_VHOST_TX, ev.generation),
+			 HV_VHOST_IRQ_GONE);
 	ck_assert_uint_eq(irq_decisions(&p), 2);
 	hv_vhost_set_irq_hook(p.port, NULL, NULL);
 	peer_close(&p);

@@ -21,7 +21,7 @@
  *   ran out or the chain would pass RTE_MBUF_MAX_NB_SEGS (nothing is left
  *   allocated then).
  */
-struct rte_mbuf *hv_test_mbuf_chain(struct rte_mempool *mp, const void *b, uint32_t len,
-				    uint32_t piece);
+struct rte_mbuf *
+hv_test_mbuf_chain(struct rte_mempool *mp, const void *b, uint32_t len, uint32_t piece);
 
 #endif

@@ -13,12 +13,12 @@ hv_test_mem_init(struct hv_mem *mem)
 		return NULL;
 	memset(buf, 0, HV_TEST_MEM_SIZE);
 	memset(mem, 0, sizeof(*mem));
-	mem->r[0] = (struct hv_mem_region){.gpa = R0_GPA, .size = 0x8000,
-					   .uaddr = 0x7000000, .hva = buf};
-	mem->r[1] = (struct hv_mem_region){.gpa = R1_GPA, .size = 0x8000,
-					   .uaddr = 0x7100000, .hva = buf + 0x10000};
-	mem->r[2] = (struct hv_mem_region){.gpa = R2_GPA, .size = 0x10000,
-					   .uaddr = 0x7200000, .hva = buf + 0x20000};
+	mem->r[0] = (struct hv_mem_region){
+		.gpa = R0_GPA, .size = 0x8000, .uaddr = 0x7000000, .hva = buf};
+	mem->r[1] = (struct hv_mem_region){
+		.gpa = R1_GPA, .size = 0x8000, .uaddr = 0x7100000, .hva = buf + 0x10000};
+	mem->r[2] = (struct hv_mem_region){
+		.gpa = R2_GPA, .size = 0x10000, .uaddr = 0x7200000, .hva = buf + 0x20000};
 	mem->n = 3;
 	return buf;
 }

@@ -116,15 +116,19 @@ deliver(struct rte_mbuf *m)
 	}
 }
 
-enum variant { OURS_PARTIAL, OURS_FULL, RTE_GSO };
+enum variant {
+	OURS_PARTIAL,
+	OURS_FULL,
+	RTE_GSO
+};
 
 static void
 micro_run(enum variant v, bool copy, double seconds)
 {
 	static const char *const names[] = {"ours_partial_csum", "ours_full_csum", "rte_gso"};
 	struct rte_ether_addr a = {{2, 0, 0, 0, 0, 1}}, b = {{2, 0, 0, 0, 0, 2}};
-	struct rte_mempool *indirect = rte_pktmbuf_pool_create("gso_ind", 4096, 256, 0, 0,
-							       rte_socket_id());
+	struct rte_mempool *indirect =
+		rte_pktmbuf_pool_create("gso_ind", 4096, 256, 0, 0, rte_socket_id());
 	struct rte_gso_ctx gso = {
 		.direct_pool = mp,
 		.indirect_pool = getenv("GSO_SAME_POOL") ? mp : indirect,
@@ -145,9 +149,11 @@ micro_run(enum variant v, bool copy, double seconds)
 	in->l3_len = 20;
 	in->l4_len = 32;
 	in->tso_segsz = MSS;
-	*hv_offload_mbuf_hdr(in) = (struct hv_offload_hdr){
-		.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM, .gso_type = VIRTIO_NET_HDR_GSO_TCPV4,
-		.gso_size = MSS, .csum_start = 34, .csum_offset = 16};
+	*hv_offload_mbuf_hdr(in) = (struct hv_offload_hdr){.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
+							   .gso_type = VIRTIO_NET_HDR_GSO_TCPV4,
+							   .gso_size = MSS,
+							   .csum_start = 34,
+							   .csum_offset = 16};
 	start = rte_rdtsc();
 	end = start + (uint64_t)(seconds * rte_get_tsc_hz());
 	while (rte_rdtsc() < end) {
@@ -173,7 +179,8 @@ micro_run(enum variant v, bool copy, double seconds)
 				}
 			} else {
 				in->ol_flags |= hv_offload_hdr_flag;
-				n = hv_offload_prepare(in, v == OURS_PARTIAL ? HV_OFFLOAD_CAP_CSUM : 0,
+				n = hv_offload_prepare(in,
+						       v == OURS_PARTIAL ? HV_OFFLOAD_CAP_CSUM : 0,
 						       mp, out, &st);
 				if (n <= 1)
 					die("hv_offload_prepare failed");
@@ -290,7 +297,7 @@ switch_run(const char *mode, double seconds, uint32_t tick_ms)
 	struct rte_ether_addr a, b;
 	struct rte_mbuf *tmpl, *tx[BURST], *learn;
 	uint64_t bytes = 0, frames = 0, t0, t_end, warm_end, window;
-	uint64_t total_tx = 0; /* frames sent */
+	uint64_t total_tx = 0;                      /* frames sent */
 	uint64_t total_rx_frames = 0, rx_units = 0; /* received, in sent frames */
 	uint64_t last_rx = 0, prev_turn, next_tick, all_bytes = 0;
 	uint64_t tick_every = (uint64_t)tick_ms * rte_get_tsc_hz() / 1000;
@@ -300,8 +307,10 @@ switch_run(const char *mode, double seconds, uint32_t tick_ms)
 		die("two virtio-user vdevs needed");
 	port_setup(0, rx_mp, 0,
 		   tso ? RTE_ETH_TX_OFFLOAD_TCP_TSO | RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
-				 RTE_ETH_TX_OFFLOAD_MULTI_SEGS : 0);
-	port_setup(1, rx_mp, lro ? RTE_ETH_RX_OFFLOAD_TCP_LRO | RTE_ETH_RX_OFFLOAD_TCP_CKSUM : 0, 0);
+				   RTE_ETH_TX_OFFLOAD_MULTI_SEGS
+		       : 0);
+	port_setup(1, rx_mp, lro ? RTE_ETH_RX_OFFLOAD_TCP_LRO | RTE_ETH_RX_OFFLOAD_TCP_CKSUM : 0,
+		   0);
 	rte_eth_macaddr_get(0, &a);
 	rte_eth_macaddr_get(1, &b);
 	/* the receiver speaks first: the switch learns it, the traffic is known unicast */
@@ -314,7 +323,8 @@ switch_run(const char *mode, double seconds, uint32_t tick_ms)
 	per_frame = strcmp(mode, "seg") == 0 ? (TSO_PAYLOAD + MSS - 1) / MSS : 1;
 	tmpl = frame_mbuf(len);
 	if (tso) {
-		tmpl->ol_flags = RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_TCP_CKSUM | RTE_MBUF_F_TX_IPV4;
+		tmpl->ol_flags =
+			RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_TCP_CKSUM | RTE_MBUF_F_TX_IPV4;
 		tmpl->l2_len = 14;
 		tmpl->l3_len = 20;
 		tmpl->l4_len = 32;
@@ -335,7 +345,9 @@ switch_run(const char *mode, double seconds, uint32_t tick_ms)
 	 * A window of frames in flight: more than the receiver's ring holds
 	 * would only make the switch drop.
 	 */
-	window = getenv("HV_BENCH_WINDOW") ? (uint64_t)atoi(getenv("HV_BENCH_WINDOW")) : tso ? 8 : 512;
+	window = getenv("HV_BENCH_WINDOW") ? (uint64_t)atoi(getenv("HV_BENCH_WINDOW"))
+		 : tso                     ? 8
+					   : 512;
 	prev_turn = next_tick = t0;
 	while (!stop) {
 		uint64_t now = rte_rdtsc(), got, b;
@@ -368,7 +380,8 @@ switch_run(const char *mode, double seconds, uint32_t tick_ms)
 				rx_units %= per_frame;
 			}
 		} while (frames != got);
-		want = (uint16_t)RTE_MIN((uint64_t)BURST, window - RTE_MIN(window, total_tx - total_rx_frames));
+		want = (uint16_t)RTE_MIN((uint64_t)BURST,
+					 window - RTE_MIN(window, total_tx - total_rx_frames));
 		if (want == 0) {
 			/* a frame the switch dropped never comes: do not wait for it forever */
 			if (now - last_rx > rte_get_tsc_hz() / 100) {

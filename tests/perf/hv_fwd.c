@@ -158,8 +158,8 @@ pmd_main(void *arg)
 	const struct pmd *pmd = arg;
 	struct rte_mbuf *pkts[BURST];
 
-	HV_LOG(INFO, "PMD on lcore %u: queue pairs from %u step %u", rte_lcore_id(),
-	       pmd->first_qp, pmd->step);
+	HV_LOG(INFO, "PMD on lcore %u: queue pairs from %u step %u", rte_lcore_id(), pmd->first_qp,
+	       pmd->step);
 	while (!stop) {
 		for (uint16_t qp = pmd->first_qp; qp < pmd->nb_qp; qp += pmd->step) {
 			for (unsigned int from = 0; from < NB_PORTS; from++) {
@@ -184,9 +184,9 @@ print_stats(struct hv_vhost_port *port, const char *name, uint16_t qps)
 		if (hv_vhost_vring_stats(port, qp, dir, &s) != 0)
 			continue;
 		printf("%s qp %u %s: packets %" PRIu64 " bytes %" PRIu64 " kicks %" PRIu64
-		       " irqs %" PRIu64 " suppressed %" PRIu64 " stops %" PRIu64, name, qp,
-		       dir == HV_VHOST_RX ? "rx (guest tx)" : "tx (guest rx)", s.packets, s.bytes, s.kicks,
-		       s.irqs_sent, s.irqs_suppressed, s.stops);
+		       " irqs %" PRIu64 " suppressed %" PRIu64 " stops %" PRIu64,
+		       name, qp, dir == HV_VHOST_RX ? "rx (guest tx)" : "tx (guest rx)", s.packets,
+		       s.bytes, s.kicks, s.irqs_sent, s.irqs_suppressed, s.stops);
 		for (int d = HV_VHOST_DROP__FIRST; d < HV_VHOST_DROP__MAX; d++)
 			if (s.drops[d])
 				printf(" %s %" PRIu64, hv_vhost_drop_name(d), s.drops[d]);
@@ -216,8 +216,8 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
-	mp = rte_pktmbuf_pool_create("hv_mbufs", conf.nb_mbufs, 256, 0,
-				     RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+	mp = rte_pktmbuf_pool_create("hv_mbufs", conf.nb_mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				     rte_socket_id());
 	if (mp == NULL) {
 		fprintf(stderr, "hv_fwd: mbuf pool: %s\n", rte_strerror(rte_errno));
 		goto out_eal;
@@ -237,20 +237,24 @@ main(int argc, char **argv)
 	}
 
 	nb_workers = rte_lcore_count() > 1 ? rte_lcore_count() - 1 : 1;
-	RTE_LCORE_FOREACH_WORKER(lcore) {
+	RTE_LCORE_FOREACH_WORKER (lcore) {
 		struct pmd *p = &pmds[w];
 
-		*p = (struct pmd){.port = {ports[0], ports[1]}, .first_qp = w,
-				  .step = nb_workers, .nb_qp = conf.port[0].queue_pairs};
+		*p = (struct pmd){.port = {ports[0], ports[1]},
+				  .first_qp = w,
+				  .step = nb_workers,
+				  .nb_qp = conf.port[0].queue_pairs};
 		rte_eal_remote_launch(pmd_main, p, lcore);
 		w++;
 	}
-	printf("hv_fwd: forwarding between %s and %s on %u PMD lcore(s)\n",
-	       conf.port[0].path, conf.port[1].path, w ? w : 1);
+	printf("hv_fwd: forwarding between %s and %s on %u PMD lcore(s)\n", conf.port[0].path,
+	       conf.port[1].path, w ? w : 1);
 	fflush(stdout);
 	if (w == 0) {
 		/* no worker lcore: the main lcore polls */
-		pmds[0] = (struct pmd){.port = {ports[0], ports[1]}, .first_qp = 0, .step = 1,
+		pmds[0] = (struct pmd){.port = {ports[0], ports[1]},
+				       .first_qp = 0,
+				       .step = 1,
 				       .nb_qp = conf.port[0].queue_pairs};
 		pmd_main(&pmds[0]);
 	} else {

@@ -139,21 +139,21 @@ struct options {
 
 /* TICK lines (--report-ms) and pauses of the whole process. */
 struct ticker {
-	uint64_t every;      /* TSC cycles between ticks, 0: none */
-	uint64_t next;       /* TSC of the next tick */
-	uint64_t pause;      /* a loop turn this much later than the last was a pause */
-	uint64_t rx, tx;     /* totals of the phases before this one */
+	uint64_t every;  /* TSC cycles between ticks, 0: none */
+	uint64_t next;   /* TSC of the next tick */
+	uint64_t pause;  /* a loop turn this much later than the last was a pause */
+	uint64_t rx, tx; /* totals of the phases before this one */
 };
 
 /* Counters of one phase (warm-up or measured window). */
 struct counts {
-	uint64_t tx_pkts;    /* frames the TX ring took */
-	uint64_t rx_pkts;    /* frames received on port 1 */
-	uint64_t rx_bytes;   /* their bytes (pkt_len) */
-	uint64_t tx_calls;   /* tx_burst calls */
-	uint64_t tx_full;    /* tx_burst calls that did not take everything */
-	uint64_t rx_calls;   /* rx_burst calls */
-	uint64_t rx_empty;   /* rx_burst calls that returned nothing */
+	uint64_t tx_pkts;  /* frames the TX ring took */
+	uint64_t rx_pkts;  /* frames received on port 1 */
+	uint64_t rx_bytes; /* their bytes (pkt_len) */
+	uint64_t tx_calls; /* tx_burst calls */
+	uint64_t tx_full;  /* tx_burst calls that did not take everything */
+	uint64_t rx_calls; /* rx_burst calls */
+	uint64_t rx_empty; /* rx_burst calls that returned nothing */
 };
 
 static void
@@ -180,7 +180,8 @@ usage(const char *prog)
 	       "  --dst-macs K      cycle the destination MAC over K addresses (default 1)\n"
 	       "  --learn-first     before the warm-up, make a learning switch learn every\n"
 	       "                    destination MAC on port 1 and every source MAC on port 0\n"
-	       "  --report-ms N     print a TICK line (time, frames so far) every N ms (1..10000)\n",
+	       "  --report-ms N     print a TICK line (time, frames so far) every N ms "
+	       "(1..10000)\n",
 	       prog, MIN_SIZE, MAX_SIZE, MAX_BURST, MAX_PORTS, MAX_MACS);
 }
 
@@ -232,8 +233,13 @@ parse_args(struct options *o, int argc, char **argv)
 	};
 	int opt, rc = 0;
 
-	*o = (struct options){.size = 64, .burst = 32, .warmup_s = 2, .duration_s = 10,
-			      .link_timeout_s = 10, .ports = NB_PORTS, .src_macs = 1,
+	*o = (struct options){.size = 64,
+			      .burst = 32,
+			      .warmup_s = 2,
+			      .duration_s = 10,
+			      .link_timeout_s = 10,
+			      .ports = NB_PORTS,
+			      .src_macs = 1,
 			      .dst_macs = 1};
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -592,7 +598,8 @@ learn_first(const struct options *o, struct rte_mempool *mp, uint64_t *sent, uin
 		}
 	}
 	if (!through) {
-		fprintf(stderr, "hv_pktgen: learning probe: nothing came out of port 1 after %.1f s\n",
+		fprintf(stderr,
+			"hv_pktgen: learning probe: nothing came out of port 1 after %.1f s\n",
 			o->link_timeout_s);
 		return -1;
 	}
@@ -658,8 +665,10 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	if (rte_eth_dev_count_avail() != o.ports) {
-		fprintf(stderr, "hv_pktgen: need exactly %u ports (net_virtio_user vdevs), "
-			"have %u\n", o.ports, rte_eth_dev_count_avail());
+		fprintf(stderr,
+			"hv_pktgen: need exactly %u ports (net_virtio_user vdevs), "
+			"have %u\n",
+			o.ports, rte_eth_dev_count_avail());
 		goto out_eal;
 	}
 	nb_ports = (uint16_t)o.ports;
@@ -714,8 +723,8 @@ main(int argc, char **argv)
 	t0 = rte_rdtsc();
 	tk.rx = warm.rx_pkts;
 	tk.tx = warm.tx_pkts;
-	if (run_phase(&o, tx_mp, pend, &npend, t0 + (uint64_t)(o.duration_s * hz), hz,
-		      &meas, &mc, &tk) != 0) {
+	if (run_phase(&o, tx_mp, pend, &npend, t0 + (uint64_t)(o.duration_s * hz), hz, &meas, &mc,
+		      &tk) != 0) {
 		print_stall("measurement", &meas);
 		goto out_ports;
 	}

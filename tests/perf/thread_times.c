@@ -38,8 +38,8 @@ thread_times_read(long pid, struct thread_times *t)
 		/* the command name may hold spaces: fields restart after its ')' */
 		p = strrchr(buf, ')');
 		if (p == NULL ||
-		    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-			   &ut, &st) != 2)
+		    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
+			   &st) != 2)
 			continue;
 		t->tid[t->n] = strtol(e->d_name, NULL, 10);
 		t->ticks[t->n] = ut + st;

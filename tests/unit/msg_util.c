@@ -135,14 +135,15 @@ evfd(void)
 struct vhost_memory_region
 region(uint64_t gpa, uint64_t size, uint64_t ua)
 {
-	return (struct vhost_memory_region){.guest_phys_addr = gpa, .memory_size = size,
-					    .userspace_addr = ua, .mmap_offset = 0};
+	return (struct vhost_memory_region){.guest_phys_addr = gpa,
+					    .memory_size = size,
+					    .userspace_addr = ua,
+					    .mmap_offset = 0};
 }
 
 /* SET_MEM_TABLE with @n regions and @nfds fds (memfds of @file_size bytes). */
 int
-send_mem_table(const struct vhost_memory_region *r, uint32_t n, unsigned int nfds,
-	       size_t file_size)
+send_mem_table(const struct vhost_memory_region *r, uint32_t n, unsigned int nfds, size_t file_size)
 {
 	struct vhost_user_msg m;
 	int fds[VHOST_MEMORY_BASELINE_NREGIONS + 1];
@@ -151,7 +152,7 @@ send_mem_table(const struct vhost_memory_region *r, uint32_t n, unsigned int nfd
 	ck_assert_uint_le(nfds, RTE_DIM(fds));
 	msg_init(&m, VHOST_USER_SET_MEM_TABLE,
 		 offsetof(struct vhost_memory, regions) +
-		 RTE_MIN(n, (uint32_t)VHOST_MEMORY_BASELINE_NREGIONS) * sizeof(*r));
+			 RTE_MIN(n, (uint32_t)VHOST_MEMORY_BASELINE_NREGIONS) * sizeof(*r));
 	m.payload.memory.nregions = n;
 	for (uint32_t i = 0; i < n && i < VHOST_MEMORY_BASELINE_NREGIONS; i++)
 		m.payload.memory.regions[i] = r[i];
@@ -215,9 +216,10 @@ ring_setup(int *memfd_out)
 	m.payload.addr.used_user_addr = MEM_UA + 0x2000;
 	ck_assert_int_eq(send_msg(&m), 0);
 	ck_assert_int_eq(send_state(VHOST_USER_SET_VRING_BASE, 0, 7), 0);
-	ck_assert_int_eq(send_u64(VHOST_USER_SET_FEATURES, HV_VHOST_FEATURES_DEFAULT |
-				  RTE_BIT64(VHOST_USER_F_PROTOCOL_FEATURES)), 0);
+	ck_assert_int_eq(
+		send_u64(VHOST_USER_SET_FEATURES,
+			 HV_VHOST_FEATURES_DEFAULT | RTE_BIT64(VHOST_USER_F_PROTOCOL_FEATURES)),
+		0);
 	ck_assert_int_eq(send_vring_fd(VHOST_USER_SET_VRING_KICK, 0, evfd()), 0);
 	ck_assert_uint_eq(port->vr[0].ready, 0);
 }
-

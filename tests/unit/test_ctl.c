@@ -154,8 +154,7 @@ h_stats(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen)
 		 "\"tx_bytes\":%u,\"drops\":0,\"interrupts\":3}],"
 		 "\"pmds\":[{\"lcore\":1,\"busy_cycles\":%u,\"total_cycles\":%u,"
 		 "\"packets\":%u,\"batches\":%u}]}",
-		 1000 * n, 64000 * n, 1000 * n, 64000 * n, 500 * n, 1000 * n, 2000 * n,
-		 100 * n);
+		 1000 * n, 64000 * n, 1000 * n, 64000 * n, 500 * n, 1000 * n, 2000 * n, 100 * n);
 	return h_canned(text, result, err, errlen);
 }
 
@@ -164,8 +163,7 @@ h_version(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen
 {
 	(void)ctx;
 	(void)args;
-	return h_canned("{\"version\":\"0.1.0\",\"dpdk\":\"DPDK 22.11.1\"}", result, err,
-			errlen);
+	return h_canned("{\"version\":\"0.1.0\",\"dpdk\":\"DPDK 22.11.1\"}", result, err, errlen);
 }
 
 static const struct hv_ctl_cmd cmds[] = {
@@ -315,8 +313,8 @@ raw_expect_error(int fd, const char *line, const char *want)
 	ok = cJSON_GetObjectItem(rep, "ok");
 	e = cJSON_GetObjectItem(rep, "error");
 	ck_assert_msg(cJSON_IsFalse(ok) && cJSON_IsString(e), "bad reply %s", text);
-	ck_assert_msg(strstr(e->valuestring, want) != NULL, "error '%s' lacks '%s'",
-		      e->valuestring, want);
+	ck_assert_msg(strstr(e->valuestring, want) != NULL, "error '%s' lacks '%s'", e->valuestring,
+		      want);
 	cJSON_Delete(rep);
 	free(text);
 }
@@ -357,8 +355,8 @@ START_TEST(ctl_ok_reply)
 	srv_start_thread();
 	fd = client();
 	args = cJSON_Parse("{\"a\":1,\"s\":\"x\",\"l\":[true,null]}");
-	ck_assert_int_eq(hv_ctl_call(fd, "echo", cJSON_Duplicate(args, true), &res, err,
-				     sizeof(err)), 0);
+	ck_assert_int_eq(
+		hv_ctl_call(fd, "echo", cJSON_Duplicate(args, true), &res, err, sizeof(err)), 0);
 	ck_assert(cJSON_Compare(args, res, true));
 	cJSON_Delete(res);
 	cJSON_Delete(args);
@@ -370,7 +368,8 @@ START_TEST(ctl_ok_reply)
 
 	ck_assert_int_eq(hv_ctl_call(fd, "help", NULL, &res, err, sizeof(err)), 0);
 	ck_assert(cJSON_IsArray(res));
-	cJSON_ArrayForEach(e, res) {
+	cJSON_ArrayForEach(e, res)
+	{
 		const char *n = cJSON_GetObjectItem(e, "name")->valuestring;
 
 		seen_echo |= strcmp(n, "echo") == 0;
@@ -394,11 +393,13 @@ START_TEST(ctl_handler_error)
 	ck_assert_int_eq(hv_ctl_call(fd, "fail", NULL, &res, err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "port.add: 'queues' must be an integer 1..8");
 	ck_assert_ptr_null(res);
-	ck_assert_int_eq(hv_ctl_call(fd, "queues", cJSON_Parse("{\"queues\":9}"), &res, err,
-				     sizeof(err)), -1);
+	ck_assert_int_eq(
+		hv_ctl_call(fd, "queues", cJSON_Parse("{\"queues\":9}"), &res, err, sizeof(err)),
+		-1);
 	ck_assert_str_eq(err, "port.add: 'queues' must be an integer 1..8");
-	ck_assert_int_eq(hv_ctl_call(fd, "queues", cJSON_Parse("{\"queues\":4}"), &res, err,
-				     sizeof(err)), 0);
+	ck_assert_int_eq(
+		hv_ctl_call(fd, "queues", cJSON_Parse("{\"queues\":4}"), &res, err, sizeof(err)),
+		0);
 	ck_assert_int_eq((int)res->valuedouble, 4);
 	cJSON_Delete(res);
 	close(fd);
@@ -637,8 +638,8 @@ START_TEST(ctl_socket_lifecycle)
 	fd = open(other, O_CREAT | O_WRONLY, 0600);
 	ck_assert_int_ge(fd, 0);
 	close(fd);
-	ck_assert_ptr_null(hv_ctl_server_create(other, HV_CTL_NO_GROUP, cmds, NULL, err,
-						sizeof(err)));
+	ck_assert_ptr_null(
+		hv_ctl_server_create(other, HV_CTL_NO_GROUP, cmds, NULL, err, sizeof(err)));
 	ck_assert_msg(strstr(err, "not a socket") != NULL, "%s", err);
 	unlink(other);
 	/* destroy unlinks; a stale socket file is replaced */
@@ -718,9 +719,9 @@ START_TEST(ctl_permission)
 		size_t ngroups;
 		bool allowed;
 	} cases[] = {
-		{NOBODY, {0}, 0, false},                  /* no matching group */
-		{TEST_GROUP, {0}, 0, true},               /* primary group */
-		{NOBODY, {TEST_GROUP}, 1, true},          /* supplementary group */
+		{NOBODY, {0}, 0, false},         /* no matching group */
+		{TEST_GROUP, {0}, 0, true},      /* primary group */
+		{NOBODY, {TEST_GROUP}, 1, true}, /* supplementary group */
 	};
 	struct hv_ctl_server *s;
 	char p[160], err[256];
@@ -766,44 +767,44 @@ START_TEST(ctl_arg_helpers)
 	bool b = false;
 	char err[256];
 
-	ck_assert_int_eq(hv_ctl_arg_str(a, "port.add", "name", true, 15, &str, err, sizeof(err)), 1);
+	ck_assert_int_eq(hv_ctl_arg_str(a, "port.add", "name", true, 15, &str, err, sizeof(err)),
+			 1);
 	ck_assert_str_eq(str, "vm1");
-	ck_assert_int_eq(hv_ctl_arg_str(a, "port.add", "missing", true, 0, &str, err,
-					sizeof(err)), -1);
+	ck_assert_int_eq(hv_ctl_arg_str(a, "port.add", "missing", true, 0, &str, err, sizeof(err)),
+			 -1);
 	ck_assert_str_eq(err, "port.add: missing 'missing'");
-	ck_assert_int_eq(hv_ctl_arg_str(a, "port.add", "missing", false, 0, &str, err,
-					sizeof(err)), 0);
+	ck_assert_int_eq(hv_ctl_arg_str(a, "port.add", "missing", false, 0, &str, err, sizeof(err)),
+			 0);
 	ck_assert_int_eq(hv_ctl_arg_str(a, "port.add", "n", false, 0, &str, err, sizeof(err)), 0);
-	ck_assert_int_eq(hv_ctl_arg_str(a, "port.add", "queues", true, 0, &str, err,
-					sizeof(err)), -1);
+	ck_assert_int_eq(hv_ctl_arg_str(a, "port.add", "queues", true, 0, &str, err, sizeof(err)),
+			 -1);
 	ck_assert_str_eq(err, "port.add: 'queues' must be a string");
-	ck_assert_int_eq(hv_ctl_arg_str(a, "port.add", "empty", true, 15, &str, err,
-					sizeof(err)), -1);
+	ck_assert_int_eq(hv_ctl_arg_str(a, "port.add", "empty", true, 15, &str, err, sizeof(err)),
+			 -1);
 	ck_assert_str_eq(err, "port.add: 'empty' must be a string of 1..15 characters");
 	ck_assert_int_eq(hv_ctl_arg_str(a, "port.add", "name", true, 2, &str, err, sizeof(err)),
 			 -1);
 
-	ck_assert_int_eq(hv_ctl_arg_uint(a, "port.add", "queues", true, 1, 8, &u, err,
-					 sizeof(err)), -1);
+	ck_assert_int_eq(hv_ctl_arg_uint(a, "port.add", "queues", true, 1, 8, &u, err, sizeof(err)),
+			 -1);
 	ck_assert_str_eq(err, "port.add: 'queues' must be an integer 1..8");
 	ck_assert_uint_eq(u, 77);
-	ck_assert_int_eq(hv_ctl_arg_uint(a, "port.add", "queues", true, 1, 9, &u, err,
-					 sizeof(err)), 1);
+	ck_assert_int_eq(hv_ctl_arg_uint(a, "port.add", "queues", true, 1, 9, &u, err, sizeof(err)),
+			 1);
 	ck_assert_uint_eq(u, 9);
-	ck_assert_int_eq(hv_ctl_arg_uint(a, "port.add", "frac", true, 0, 8, &u, err,
-					 sizeof(err)), -1);
-	ck_assert_int_eq(hv_ctl_arg_uint(a, "port.add", "neg", true, 0, 8, &u, err,
-					 sizeof(err)), -1);
+	ck_assert_int_eq(hv_ctl_arg_uint(a, "port.add", "frac", true, 0, 8, &u, err, sizeof(err)),
+			 -1);
+	ck_assert_int_eq(hv_ctl_arg_uint(a, "port.add", "neg", true, 0, 8, &u, err, sizeof(err)),
+			 -1);
 	ck_assert_str_eq(err, "port.add: 'neg' must be an integer 0..8");
-	ck_assert_int_eq(hv_ctl_arg_uint(a, "port.add", "s", true, 0, 8, &u, err,
-					 sizeof(err)), -1);
-	ck_assert_int_eq(hv_ctl_arg_uint(a, "x", "big", true, 0, UINT64_MAX, &u, err,
-					 sizeof(err)), -1);
+	ck_assert_int_eq(hv_ctl_arg_uint(a, "port.add", "s", true, 0, 8, &u, err, sizeof(err)), -1);
+	ck_assert_int_eq(hv_ctl_arg_uint(a, "x", "big", true, 0, UINT64_MAX, &u, err, sizeof(err)),
+			 -1);
 	ck_assert_str_eq(err, "x: 'big' must be an integer 0..9007199254740992");
-	ck_assert_int_eq(hv_ctl_arg_uint(a, "port.add", "missing", false, 0, 8, &u, err,
-					 sizeof(err)), 0);
-	ck_assert_int_eq(hv_ctl_arg_uint(NULL, "port.add", "vlan", true, 0, 4095, &u, err,
-					 sizeof(err)), -1);
+	ck_assert_int_eq(
+		hv_ctl_arg_uint(a, "port.add", "missing", false, 0, 8, &u, err, sizeof(err)), 0);
+	ck_assert_int_eq(
+		hv_ctl_arg_uint(NULL, "port.add", "vlan", true, 0, 4095, &u, err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "port.add: missing 'vlan'");
 
 	ck_assert_int_eq(hv_ctl_arg_bool(a, "port.set", "b", true, &b, err, sizeof(err)), 1);
@@ -812,8 +813,8 @@ START_TEST(ctl_arg_helpers)
 	ck_assert_str_eq(err, "port.set: 's' must be true or false");
 
 	{
-		static const char *const ok[] = {"name", "queues", "frac", "neg", "s", "b", "n",
-						 "empty", "big", NULL};
+		static const char *const ok[] = {"name", "queues", "frac",  "neg", "s",
+						 "b",    "n",      "empty", "big", NULL};
 		static const char *const few[] = {"name", NULL};
 
 		ck_assert_int_eq(hv_ctl_args_check(a, "port.add", ok, err, sizeof(err)), 0);
@@ -912,7 +913,8 @@ assert_one_error_line(const struct run *r)
 	size_t len = strlen(r->err);
 
 	ck_assert_msg(strncmp(r->err, "hvctl: ", 7) == 0, "stderr: %s", r->err);
-	ck_assert_msg(len > 0 && r->err[len - 1] == '\n' && strchr(r->err, '\n') == r->err + len - 1,
+	ck_assert_msg(len > 0 && r->err[len - 1] == '\n' &&
+			      strchr(r->err, '\n') == r->err + len - 1,
 		      "stderr is not one line: %s", r->err);
 }
 
@@ -1012,13 +1014,15 @@ START_TEST(hvctl_stats)
 
 	HVCTL(&r, "--json", "stats", "--watch=0.05", "--count", "3", "vm1");
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
-	for (line = strtok_r(r.out, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(r.out, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save)) {
 		cJSON *j = cJSON_Parse(line);
 
 		ck_assert_msg(j != NULL, "not JSON: %s", line);
 		ck_assert(cJSON_IsArray(cJSON_GetObjectItem(j, "ports")));
-		ck_assert(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "ports"), 0),
-					      "rx_pps") != NULL);
+		ck_assert(
+			cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "ports"), 0),
+					    "rx_pps") != NULL);
 		cJSON_Delete(j);
 		lines++;
 	}
@@ -1081,10 +1085,11 @@ START_TEST(hvctl_usage)
 
 	{
 		static const char *const helps[][4] = {
-			{"--help", NULL, NULL}, {"help", NULL, NULL}, {"port", "--help", NULL},
-			{"port", "add", "--help"}, {"port", "list", "--help"},
-			{"fdb", "show", "--help"}, {"stats", "--help", NULL},
-			{"version", "--help", NULL}, {"config", "save", "--help"},
+			{"--help", NULL, NULL},       {"help", NULL, NULL},
+			{"port", "--help", NULL},     {"port", "add", "--help"},
+			{"port", "list", "--help"},   {"fdb", "show", "--help"},
+			{"stats", "--help", NULL},    {"version", "--help", NULL},
+			{"config", "save", "--help"},
 		};
 		unsigned int i;
 

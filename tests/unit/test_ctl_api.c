@@ -139,7 +139,8 @@ hvctl(struct run *r, const char *const *args)
 
 START_TEST(unknown_key_lists_valid)
 {
-	char *e = raw_error("{\"cmd\":\"port.set\",\"args\":{\"name\":\"a\",\"rxq\":\"0:pmd=3\"}}\n");
+	char *e =
+		raw_error("{\"cmd\":\"port.set\",\"args\":{\"name\":\"a\",\"rxq\":\"0:pmd=3\"}}\n");
 	struct hv_ctl_vals v;
 	char err[512];
 	cJSON *a;
@@ -159,7 +160,8 @@ START_TEST(unknown_key_lists_valid)
 	/* the config file's port objects: the same table, the file's prefix */
 	a = cJSON_Parse("{\"name\":\"a\",\"colour\":\"red\"}");
 	ck_assert_int_eq(hv_ctl_api_parse(hv_ctl_api_cmd(HV_CTL_C_PORT_ADD), "config port", a, &v,
-					  err, sizeof(err)), -1);
+					  err, sizeof(err)),
+			 -1);
 	ck_assert_str_eq(err, "config port: unknown argument 'colour' (valid: name, type, socket, "
 			      "mode, queues, vlan, trunk, devargs, pmd, features, rxmod)");
 	cJSON_Delete(a);
@@ -258,15 +260,20 @@ START_TEST(builtin_help_args)
 	close(fd);
 	j = cJSON_Parse(rep);
 	ck_assert_ptr_nonnull(j);
-	cJSON_ArrayForEach(c, cJSON_GetObjectItem(j, "result")) {
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(j, "result"))
+	{
 		if (strcmp(cJSON_GetObjectItem(c, "name")->valuestring, "port.add") != 0)
 			continue;
-		cJSON_ArrayForEach(a, cJSON_GetObjectItem(c, "args"))
-			if (strcmp(cJSON_GetObjectItem(a, "key")->valuestring, "queues") == 0) {
-				ck_assert_str_eq(cJSON_GetObjectItem(a, "accepts")->valuestring,
-						 "an integer 1..8");
-				seen = true;
-			}
+		cJSON_ArrayForEach(
+			a,
+			cJSON_GetObjectItem(
+				c, "args")) if (strcmp(cJSON_GetObjectItem(a, "key")->valuestring,
+						       "queues") == 0)
+		{
+			ck_assert_str_eq(cJSON_GetObjectItem(a, "accepts")->valuestring,
+					 "an integer 1..8");
+			seen = true;
+		}
 	}
 	ck_assert_msg(seen, "%s", rep);
 	cJSON_Delete(j);
@@ -366,13 +373,13 @@ START_TEST(doc_matches_table)
 	fclose(g);
 	begin = strstr(text, ".. hvctl-api-begin\n");
 	end = strstr(text, ".. hvctl-api-end\n");
-	ck_assert_msg(begin != NULL && end != NULL && end > begin, "no hvctl-api block in %s",
-		      doc);
+	ck_assert_msg(begin != NULL && end != NULL && end > begin, "no hvctl-api block in %s", doc);
 	begin += strlen(".. hvctl-api-begin\n\n");
 	*end = '\0';
 	ck_assert_msg(strcmp(begin, gen) == 0,
 		      "doc/hvctl.rst's command reference differs from the table; it should read:"
-		      "\n%s", gen);
+		      "\n%s",
+		      gen);
 	ck_assert_ptr_null(strstr(text, "mac_limit=1024"));
 	ck_assert_ptr_null(strstr(text, "rxq=0:pmd"));
 	free(text);

@@ -125,13 +125,16 @@ START_TEST(ctl_reply_bytes_bounded)
 	/* the budget, one reply past it, and what the socket buffers take */
 	most = (HV_CTL_OUT_BUDGET + (1u << 20)) / BIG_REPLY + 1;
 	poll_for(500);
-	ck_assert_msg(big_calls <= most, "ran %u of %u requests of a client that does not read "
-		      "(at most %u expected)", big_calls, n, most);
+	ck_assert_msg(big_calls <= most,
+		      "ran %u of %u requests of a client that does not read "
+		      "(at most %u expected)",
+		      big_calls, n, most);
 	ck_assert_uint_gt(big_calls, 0);
 	for (i = 0; i < n; i++) {
 		line = cu_line(fd, CU_WAIT_MS, srv);
 		ck_assert_msg(line != NULL, "reply %u missing", i);
-		ck_assert_uint_eq(strlen(line), BIG_REPLY + strlen("{\"ok\":true,\"result\":\"\"}"));
+		ck_assert_uint_eq(strlen(line),
+				  BIG_REPLY + strlen("{\"ok\":true,\"result\":\"\"}"));
 		free(line);
 	}
 	ck_assert_uint_eq(big_calls, n);
@@ -185,7 +188,9 @@ END_TEST
  * answered quickly and the server holds a bounded number of replies. */
 START_TEST(ctl_flood_latency)
 {
-	enum { FLOODERS = HV_CTL_MAX_CLIENTS - 1 - HV_CTL_ROOT_SLOTS };
+	enum {
+		FLOODERS = HV_CTL_MAX_CLIENTS - 1 - HV_CTL_ROOT_SLOTS
+	};
 	static char flood[60000];
 	static const char req[] = "{\"cmd\":\"null\"}\n";
 	unsigned long long t0, t;
@@ -210,9 +215,10 @@ START_TEST(ctl_flood_latency)
 	line = cu_line(b, CU_WAIT_MS, NULL);
 	ck_assert_ptr_nonnull(line);
 	free(line);
-	fprintf(stderr, "test_ctl_limits: one request among %d floods of %zu requests: "
-		"answered in %llu ms, after %u flood requests\n", FLOODERS,
-		i / (sizeof(req) - 1), t, ran);
+	fprintf(stderr,
+		"test_ctl_limits: one request among %d floods of %zu requests: "
+		"answered in %llu ms, after %u flood requests\n",
+		FLOODERS, i / (sizeof(req) - 1), t, ran);
 	ck_assert_msg(t < 1000, "answered after %llu ms", t);
 	for (int k = 0; k < FLOODERS; k++)
 		close(fds[k]);
@@ -224,8 +230,11 @@ static void
 short_limits(void)
 {
 	struct hv_ctl_limits lim = {
-		.idle_ms = 800, .request_ms = 300, .stall_ms = 300,
-		.out_budget = HV_CTL_OUT_BUDGET, .turn_requests = HV_CTL_TURN_REQUESTS,
+		.idle_ms = 800,
+		.request_ms = 300,
+		.stall_ms = 300,
+		.out_budget = HV_CTL_OUT_BUDGET,
+		.turn_requests = HV_CTL_TURN_REQUESTS,
 	};
 
 	hv_ctl_server_set_limits(srv, &lim);
@@ -289,7 +298,8 @@ START_TEST(ctl_idle_client_dropped)
 	line = cu_line(idle, CU_WAIT_MS, srv);
 	t = cu_now_ms() - t0;
 	ck_assert_ptr_nonnull(line);
-	ck_assert_str_eq(line, "{\"ok\":false,\"error\":\"idle for 800 ms; closing the connection\"}");
+	ck_assert_str_eq(line,
+			 "{\"ok\":false,\"error\":\"idle for 800 ms; closing the connection\"}");
 	free(line);
 	ck_assert(cu_closed(idle, CU_WAIT_MS, srv));
 	ck_assert_uint_ge(t, 800);
@@ -308,7 +318,8 @@ END_TEST
  * byte, although every byte is progress. */
 START_TEST(ctl_dribbling_client_dropped)
 {
-	static const char req[] = "{\"cmd\":\"echo\",\"args\":{\"pad\":\"aaaaaaaaaaaaaaaaaaaa\"}}\n";
+	static const char req[] =
+		"{\"cmd\":\"echo\",\"args\":{\"pad\":\"aaaaaaaaaaaaaaaaaaaa\"}}\n";
 	unsigned long long t0;
 	char *line = NULL;
 	size_t i;
@@ -328,8 +339,7 @@ START_TEST(ctl_dribbling_client_dropped)
 			break;
 		}
 	}
-	ck_assert_msg(line != NULL, "still connected after %llu ms of dribbling",
-		      cu_now_ms() - t0);
+	ck_assert_msg(line != NULL, "still connected after %llu ms of dribbling", cu_now_ms() - t0);
 	ck_assert_str_eq(line, "{\"ok\":false,\"error\":\"request not complete within 300 ms; "
 			       "closing the connection\"}");
 	ck_assert_uint_lt(i, sizeof(req) - 2);
@@ -366,13 +376,14 @@ START_TEST(ctl_root_slot)
 			_exit(10);
 		for (int k = 0; k < HV_CTL_MAX_CLIENTS; k++) {
 			fds[k] = cu_try_connect(path);
-			if (fds[k] < 0 || send(fds[k], "{\"cmd\":\"null\"}\n", 15, MSG_NOSIGNAL) != 15)
+			if (fds[k] < 0 ||
+			    send(fds[k], "{\"cmd\":\"null\"}\n", 15, MSG_NOSIGNAL) != 15)
 				_exit(11);
 			l = cu_line(fds[k], CU_WAIT_MS, NULL);
 			if (l != NULL && strcmp(l, "{\"ok\":true,\"result\":null}") == 0)
 				ok++;
 			else if (l != NULL && strstr(l, "too many clients (limit 64; the last 1 "
-							 "kept for root)") != NULL)
+							"kept for root)") != NULL)
 				full++;
 			else
 				_exit(12);
@@ -453,15 +464,18 @@ START_TEST(ctl_replies_are_utf8)
 	cJSON_Delete(rep);
 	/* invalid bytes become '?' */
 	rep = utf8_reply(fd, "{\"cmd\":\"\xff\xfe\xc3(\"}\n");
-	ck_assert_str_eq(error_of(rep), "unknown command '??" "?(' (try 'help')");
+	ck_assert_str_eq(error_of(rep), "unknown command '??"
+					"?(' (try 'help')");
 	cJSON_Delete(rep);
 	/* ... in a handler's error, and in a result */
 	rep = utf8_reply(fd, "{\"cmd\":\"port.del\",\"args\":{\"name\":\"a\xed\xa0\x80z\"}}\n");
 	ck_assert_str_eq(error_of(rep), "port.del: no port 'a???z'");
 	cJSON_Delete(rep);
 	rep = utf8_reply(fd, "{\"cmd\":\"echo\",\"args\":{\"s\":\"\xc0\xaf/\xe2\x82\xac\"}}\n");
-	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(
-				 cJSON_GetObjectItem(rep, "result"), "s")), "??" "/\xe2\x82\xac");
+	ck_assert_str_eq(
+		cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(rep, "result"), "s")),
+		"??"
+		"/\xe2\x82\xac");
 	cJSON_Delete(rep);
 	close(fd);
 }

@@ -84,8 +84,9 @@ START_TEST(ctl_roles)
 		{ADMIN_GROUP, "look", HV_CTL_ROLE_ADMIN, NULL},
 		{ADMIN_GROUP, "change", HV_CTL_ROLE_ADMIN, NULL},
 		{ADMIN_GROUP, "rootly", -1, denied_root},
-		{NOBODY, "look", -1, "permission denied: uid 65534 is neither root nor in group "
-				     "4242 or 4243"},
+		{NOBODY, "look", -1,
+		 "permission denied: uid 65534 is neither root nor in group "
+		 "4242 or 4243"},
 	};
 	struct hv_ctl_server *s;
 	char dir[64], path[100], err[256];
@@ -189,13 +190,15 @@ START_TEST(ctl_port_add_policy)
 {
 	static const char *const refused[] = {
 		/* files and interfaces through devargs */
-		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"net_pcap0,tx_pcap=/etc/shadow\"}",
+		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"net_pcap0,tx_pcap=/etc/"
+		"shadow\"}",
 		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"net_pcap0,rx_iface=eth0\"}",
 		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"net_af_packet0,iface=eth0\"}",
 		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"net_tap0,iface=eth0\"}",
 		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"net_tap0,remote=eth0\"}",
 		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"net_vhost0,iface=/tmp/x.sock\"}",
-		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"net_virtio_user0,path=/dev/vhost-net\"}",
+		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"net_virtio_user0,path=/dev/"
+		"vhost-net\"}",
 		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"0000:00:01.0\"}",
 		/* disguises of an allowed driver */
 		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"vdev:net_pcap0,tx_pcap=/x\"}",
@@ -206,7 +209,8 @@ START_TEST(ctl_port_add_policy)
 		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"net_null0,size\"}",
 		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"net_null0,,size=1\"}",
 		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"net_null0,size=\"}",
-		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"net_ring0,nodeaction=r:0:ATTACH\"}",
+		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"net_ring0,nodeaction=r:0:"
+		"ATTACH\"}",
 		/* vhost-user sockets outside the run dir */
 		"{\"name\":\"p\",\"socket\":\"/tmp/p.sock\"}",
 		"{\"name\":\"p\",\"type\":\"vhost-user\",\"mode\":\"client\","
@@ -225,7 +229,8 @@ START_TEST(ctl_port_add_policy)
 		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"net_null0\"}",
 		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"net_null12,size=64,copy=1\"}",
 		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"net_ring0\"}",
-		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"net_tap3,mac=02:00:00:00:00:01\"}",
+		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"net_tap3,mac=02:00:00:00:00:"
+		"01\"}",
 		/* malformed: left to port.add's own checks */
 		"{\"name\":\"p\",\"type\":7}",
 		"{\"name\":\"p\",\"type\":\"bogus\",\"devargs\":\"net_pcap0,tx_pcap=/x\"}",

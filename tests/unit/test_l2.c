@@ -255,7 +255,8 @@ got_bytes(uint16_t i, struct rte_mbuf *want)
 	ck_assert_uint_eq(m->pkt_len, want->pkt_len);
 	ck_assert_uint_le(m->pkt_len, sizeof(a));
 	ck_assert_int_eq(memcmp(rte_pktmbuf_read(m, 0, m->pkt_len, a),
-				rte_pktmbuf_read(want, 0, want->pkt_len, b), m->pkt_len), 0);
+				rte_pktmbuf_read(want, 0, want->pkt_len, b), m->pkt_len),
+			 0);
 	got(i);
 	rte_pktmbuf_free(want);
 }
@@ -401,8 +402,8 @@ START_TEST(trunk_pushes_and_pops_tags)
 	m = frame(BCAST, mac(1), 1);
 	want = frame_tagged(BCAST, mac(1), true, 10, 104, 1);
 	/* the payload moved 4 bytes along: build the expected frame from the sent one */
-	memcpy(rte_pktmbuf_mtod_offset(want, uint8_t *, 16), rte_pktmbuf_mtod_offset(m, uint8_t *, 12),
-	       88);
+	memcpy(rte_pktmbuf_mtod_offset(want, uint8_t *, 16),
+	       rte_pktmbuf_mtod_offset(m, uint8_t *, 12), 88);
 	send1(0, clone_of(m));
 	ck_assert_uint_eq(got(2), 0);
 	ck_assert_uint_eq(got(4), 0);
@@ -411,8 +412,8 @@ START_TEST(trunk_pushes_and_pops_tags)
 	/* tagged 20 from the trunk -> port 2, untagged */
 	m = frame_tagged(BCAST, mac(7), true, 20, 104, 2);
 	want = frame(BCAST, mac(7), 0);
-	memcpy(rte_pktmbuf_mtod_offset(want, uint8_t *, 12), rte_pktmbuf_mtod_offset(m, uint8_t *, 16),
-	       88);
+	memcpy(rte_pktmbuf_mtod_offset(want, uint8_t *, 12),
+	       rte_pktmbuf_mtod_offset(m, uint8_t *, 16), 88);
 	send1(3, m);
 	ck_assert_uint_eq(got(0) + got(1) + got(4), 0);
 	got_bytes(2, want);
@@ -533,7 +534,7 @@ tso_frame(struct rte_ether_addr dst, struct rte_ether_addr src, uint16_t payload
 START_TEST(offloads_go_in_the_form_each_port_takes)
 {
 	port(0, 0, false, 0, false);
-	port(1, 0, false, 0, false);                                          /* takes none */
+	port(1, 0, false, 0, false);                                         /* takes none */
 	port(2, 0, false, HV_OFFLOAD_CAP_CSUM | HV_OFFLOAD_CAP_TSO4, false); /* takes TSO */
 	send1(1, frame(BCAST, mac(11), 1));
 	send1(2, frame(BCAST, mac(12), 2));
@@ -618,7 +619,8 @@ START_TEST(borrowed_frames_are_copied_for_ports_that_keep_them)
 		uint8_t a[600], b[600];
 
 		ck_assert_int_eq(memcmp(rte_pktmbuf_read(fakes[2].got[0], 0, 600, a),
-					rte_pktmbuf_read(fakes[1].got[0], 0, 600, b), 600), 0);
+					rte_pktmbuf_read(fakes[1].got[0], 0, 600, b), 600),
+				 0);
 	}
 	/* once the sharing port is done, the lent memory is returned: the copy holds none */
 	got(1);

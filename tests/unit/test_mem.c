@@ -111,7 +111,8 @@ END_TEST
 START_TEST(mem_map_refuses_top_region)
 {
 	struct vhost_memory_region d = {.guest_phys_addr = UINT64_C(0xffffffffffff0000),
-					.memory_size = 0x10000, .userspace_addr = 0x10000};
+					.memory_size = 0x10000,
+					.userspace_addr = 0x10000};
 	struct hv_mem_region r;
 	const char *why = NULL;
 	int fd = memfd_create("test_vring", MFD_CLOEXEC);
@@ -168,8 +169,10 @@ unmapped(void *p, size_t len)
 START_TEST(mem_map_region_only)
 {
 	const uint64_t off = HV_MEM_MAX_BYTES, size = 0x2000;
-	struct vhost_memory_region d = {.guest_phys_addr = 0x100000, .memory_size = size,
-					.userspace_addr = 0x7000000, .mmap_offset = off};
+	struct vhost_memory_region d = {.guest_phys_addr = 0x100000,
+					.memory_size = size,
+					.userspace_addr = 0x7000000,
+					.mmap_offset = off};
 	struct hv_mem m = {.n = 1};
 	const char *why = NULL;
 	uint64_t len = size, blk, want;
@@ -205,8 +208,10 @@ static void
 check_offset_region(int fd, uint64_t file_size, uint64_t off, uint64_t size)
 {
 	const uint64_t gpa = 0x40000000, ua = 0x7f0000000000;
-	struct vhost_memory_region d = {.guest_phys_addr = gpa, .memory_size = size,
-					.userspace_addr = ua, .mmap_offset = off};
+	struct vhost_memory_region d = {.guest_phys_addr = gpa,
+					.memory_size = size,
+					.userspace_addr = ua,
+					.mmap_offset = off};
 	struct hv_mem m = {.n = 1};
 	const char *why = NULL;
 	const uint64_t blk = blksize(fd), delta = off - RTE_ALIGN_FLOOR(off, blk);
@@ -292,7 +297,8 @@ END_TEST
 /* One region over HV_MEM_MAX_BYTES is refused before it is mapped; one at it is not. */
 START_TEST(mem_map_refuses_over_limit)
 {
-	struct vhost_memory_region d = {.guest_phys_addr = 0, .memory_size = HV_MEM_MAX_BYTES + 4096,
+	struct vhost_memory_region d = {.guest_phys_addr = 0,
+					.memory_size = HV_MEM_MAX_BYTES + 4096,
 					.userspace_addr = 0x10000};
 	struct hv_mem_region r;
 	const char *why = NULL;
@@ -378,8 +384,8 @@ fault_with_default(void)
 static void
 fault_in_guarded_region(void)
 {
-	struct vhost_memory_region d = {.guest_phys_addr = 0x100000, .memory_size = 0x2000,
-					.userspace_addr = 0x7000000};
+	struct vhost_memory_region d = {
+		.guest_phys_addr = 0x100000, .memory_size = 0x2000, .userspace_addr = 0x7000000};
 	struct hv_mem_region r;
 	const char *why = NULL;
 	int fd = memfd_create("guest", MFD_CLOEXEC);
@@ -407,8 +413,8 @@ fault_in_guarded_region(void)
 static void
 fault_after_unmap(void)
 {
-	struct vhost_memory_region d = {.guest_phys_addr = 0x100000, .memory_size = 0x2000,
-					.userspace_addr = 0x7000000};
+	struct vhost_memory_region d = {
+		.guest_phys_addr = 0x100000, .memory_size = 0x2000, .userspace_addr = 0x7000000};
 	struct hv_mem_region r;
 	const char *why = NULL;
 	int fd = memfd_create("guest", MFD_CLOEXEC), other = memfd_create("other", MFD_CLOEXEC);
@@ -438,8 +444,8 @@ fault_after_unmap(void)
 static void
 sent_sigbus_aimed_at_region(void)
 {
-	struct vhost_memory_region d = {.guest_phys_addr = 0x100000, .memory_size = 0x2000,
-					.userspace_addr = 0x7000000};
+	struct vhost_memory_region d = {
+		.guest_phys_addr = 0x100000, .memory_size = 0x2000, .userspace_addr = 0x7000000};
 	struct hv_mem_region r;
 	const char *why = NULL;
 	siginfo_t si = {.si_signo = SIGBUS, .si_code = SI_QUEUE};
@@ -477,8 +483,8 @@ assert_dies_as_unguarded(void (*child)(void))
 	int ref = in_child(fault_without_guard), st = in_child(child);
 
 	ck_assert(WIFSIGNALED(ref));
-	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == WTERMSIG(ref), "child status 0x%x, not 0x%x",
-		      st, ref);
+	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == WTERMSIG(ref),
+		      "child status 0x%x, not 0x%x", st, ref);
 }
 
 START_TEST(guard_default_sigbus_kills)

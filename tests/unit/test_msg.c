@@ -77,14 +77,13 @@ START_TEST(wrong_fd_count)
 	/* KICK without an fd and without NOFD */
 	ck_assert_int_eq(send_vring_fd(VHOST_USER_SET_VRING_KICK, 0, -1), -1);
 	/* NOFD and an fd anyway */
-	ck_assert_int_eq(send_vring_fd(VHOST_USER_SET_VRING_KICK, VHOST_USER_VRING_NOFD_MASK,
-				       p[1]), -1);
+	ck_assert_int_eq(send_vring_fd(VHOST_USER_SET_VRING_KICK, VHOST_USER_VRING_NOFD_MASK, p[1]),
+			 -1);
 	ck_assert(wait_closed(p[1]));
 	/* unknown bits in a vring fd payload */
 	ck_assert_int_eq(send_vring_fd(VHOST_USER_SET_VRING_CALL, 0x200, -1), -1);
 	/* ADD_MEM_REG without an fd */
-	ck_assert_int_eq(send_mem_reg(VHOST_USER_ADD_MEM_REG, region(0, MEM_SIZE, MEM_UA), -1),
-			 -1);
+	ck_assert_int_eq(send_mem_reg(VHOST_USER_ADD_MEM_REG, region(0, MEM_SIZE, MEM_UA), -1), -1);
 }
 END_TEST
 
@@ -158,8 +157,8 @@ START_TEST(vring_fds)
 	ck_assert_int_eq(send_vring_fd(VHOST_USER_SET_VRING_CALL, 1, e), 0);
 	ck_assert(fd_closed(c));
 	ck_assert_int_eq(port->vr[1].callfd, e);
-	ck_assert_int_eq(send_vring_fd(VHOST_USER_SET_VRING_CALL,
-				       1 | VHOST_USER_VRING_NOFD_MASK, -1), 0);
+	ck_assert_int_eq(
+		send_vring_fd(VHOST_USER_SET_VRING_CALL, 1 | VHOST_USER_VRING_NOFD_MASK, -1), 0);
 	ck_assert(fd_closed(e));
 	ck_assert_int_eq(port->vr[1].callfd, -1);
 	e = evfd();

@@ -105,10 +105,12 @@ START_TEST(mem_reg_slots_full)
 	for (uint32_t i = 0; i < HV_VHOST_MAX_MEM_SLOTS; i++)
 		ck_assert_int_eq(send_mem_reg(VHOST_USER_ADD_MEM_REG,
 					      region(i * 4096ull, 4096, MEM_UA + i * 4096ull),
-					      memfd(4096)), 0);
+					      memfd(4096)),
+				 0);
 	ck_assert_uint_eq(port->mem.n, HV_VHOST_MAX_MEM_SLOTS);
 	ck_assert_int_eq(send_mem_reg(VHOST_USER_ADD_MEM_REG, region(1ull << 32, 4096, 1ull << 32),
-				      memfd(4096)), -1);
+				      memfd(4096)),
+			 -1);
 	ck_assert_uint_eq(port->mem.n, HV_VHOST_MAX_MEM_SLOTS);
 }
 END_TEST
@@ -250,7 +252,7 @@ START_TEST(mem_region_not_on_memfs)
 	ck_assert_int_eq(fstatfs(fd, &sfs), 0);
 	if (sfs.f_type == TMPFS_MAGIC || sfs.f_type == HUGETLBFS_MAGIC) {
 		fprintf(stderr, "mem_region_not_on_memfs: the current directory is on tmpfs, "
-			"not run\n");
+				"not run\n");
 		close(fd);
 		return;
 	}

@@ -34,7 +34,7 @@ struct frame_spec {
 	uint8_t tcp_opts; /* TCP option bytes (multiple of 4) */
 	uint32_t payload;
 	uint8_t tcp_flags;
-	uint8_t tos;      /* IPv4 TOS / IPv6 traffic class (ECN bits) */
+	uint8_t tos; /* IPv4 TOS / IPv6 traffic class (ECN bits) */
 };
 
 struct frame {
@@ -155,8 +155,8 @@ tso_hdr(const struct frame *f, uint16_t mss, bool ecn)
 {
 	struct hv_offload_hdr h = {
 		.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
-		.gso_type = (uint8_t)((f->b[f->l2] >> 4 == 6 ? VIRTIO_NET_HDR_GSO_TCPV6 :
-							     VIRTIO_NET_HDR_GSO_TCPV4) |
+		.gso_type = (uint8_t)((f->b[f->l2] >> 4 == 6 ? VIRTIO_NET_HDR_GSO_TCPV6
+							     : VIRTIO_NET_HDR_GSO_TCPV4) |
 				      (ecn ? VIRTIO_NET_HDR_GSO_ECN : 0)),
 		.hdr_len = 0, /* a hint only: deliberately useless */
 		.gso_size = mss,
@@ -285,14 +285,17 @@ run_segmentation(const char *name, const struct frame *f, uint16_t mss, bool ecn
 START_TEST(seg_ipv4_options_odd_last)
 {
 	static struct frame f;
-	struct frame_spec s = {.ip_opts = 4, .tcp_opts = 12, .payload = 65000 - 92,
+	struct frame_spec s = {.ip_opts = 4,
+			       .tcp_opts = 12,
+			       .payload = 65000 - 92,
 			       .tcp_flags = 0x18 /* PSH ACK */};
 
 	craft(&f, &s);
 	/* 64908 bytes at 1448: 44 full segments and an odd-sized last one */
 	ck_assert_uint_eq(run_segmentation("ipv4_opts_full", &f, 1448, false, 0, 2048), 45);
-	ck_assert_uint_eq(run_segmentation("ipv4_opts_partial", &f, 1448, false,
-					   HV_OFFLOAD_CAP_CSUM, 2048), 45);
+	ck_assert_uint_eq(
+		run_segmentation("ipv4_opts_partial", &f, 1448, false, HV_OFFLOAD_CAP_CSUM, 2048),
+		45);
 }
 END_TEST
 
@@ -300,27 +303,32 @@ START_TEST(seg_ipv6_fin_psh_cwr_ecn)
 {
 	static struct frame f;
 	/* FIN PSH ACK CWR ECE, traffic class with ECT(0) */
-	struct frame_spec s = {.v6 = true, .tcp_opts = 12, .payload = 30001,
-			       .tcp_flags = 0x01 | 0x08 | 0x10 | 0x80 | 0x40, .tos = 0x02};
+	struct frame_spec s = {.v6 = true,
+			       .tcp_opts = 12,
+			       .payload = 30001,
+			       .tcp_flags = 0x01 | 0x08 | 0x10 | 0x80 | 0x40,
+			       .tos = 0x02};
 
 	craft(&f, &s);
 	ck_assert_uint_eq(run_segmentation("ipv6_flags_full", &f, 1440, true, 0, 2048), 21);
-	ck_assert_uint_eq(run_segmentation("ipv6_flags_partial", &f, 1440, true,
-					   HV_OFFLOAD_CAP_CSUM, 2048), 21);
+	ck_assert_uint_eq(
+		run_segmentation("ipv6_flags_partial", &f, 1440, true, HV_OFFLOAD_CAP_CSUM, 2048),
+		21);
 }
 END_TEST
 
 START_TEST(seg_ipv4_vlan_odd_mss_odd_pieces)
 {
 	static struct frame f;
-	struct frame_spec s = {.vlan = true, .payload = 9999, .tcp_flags = 0x19 | 0x80,
-			       .tos = 0x03 /* CE */};
+	struct frame_spec s = {
+		.vlan = true, .payload = 9999, .tcp_flags = 0x19 | 0x80, .tos = 0x03 /* CE */};
 
 	craft(&f, &s);
 	/* an odd MSS and a source chain of odd-sized pieces: sums across odd boundaries */
 	ck_assert_uint_eq(run_segmentation("ipv4_vlan_oddmss", &f, 1001, true, 0, 777), 10);
 	ck_assert_uint_eq(run_segmentation("ipv4_vlan_oddmss_partial", &f, 1001, true,
-					   HV_OFFLOAD_CAP_CSUM, 333), 10);
+					   HV_OFFLOAD_CAP_CSUM, 333),
+			  10);
 }
 END_TEST
 
@@ -349,7 +357,8 @@ START_TEST(whole_to_tso_guest)
 	craft(&f, &s);
 	h = tso_hdr(&f, 1448, false);
 	m = to_mbuf(f.b, f.len, 2048, &h);
-	ck_assert_uint_eq(hv_offload_prepare(m, hv_offload_caps_from_virtio(0x183), mp, out, &st), 1);
+	ck_assert_uint_eq(hv_offload_prepare(m, hv_offload_caps_from_virtio(0x183), mp, out, &st),
+			  1);
 	ck_assert_ptr_eq(out[0], m);
 	ck_assert_uint_eq(st.passthrough, 1);
 	ck_assert_uint_eq(st.segments + st.csum_finished, 0);
@@ -475,10 +484,11 @@ START_TEST(nic_offloads)
 	rte_pktmbuf_free(out[0]);
 	/* without TSO but with checksums: segments for the NIC to finish */
 	m = to_mbuf(f.b, f.len, 2048, &h);
-	ck_assert_uint_eq(hv_offload_prepare(m,
-					     hv_offload_caps_from_ethdev(capa & ~RTE_ETH_TX_OFFLOAD_TCP_TSO),
-					     mp, out, &st),
-			  4);
+	ck_assert_uint_eq(
+		hv_offload_prepare(m,
+				   hv_offload_caps_from_ethdev(capa & ~RTE_ETH_TX_OFFLOAD_TCP_TSO),
+				   mp, out, &st),
+		4);
 	for (int k = 0; k < 4; k++) {
 		ck_assert(out[k]->ol_flags & RTE_MBUF_F_TX_TCP_CKSUM);
 		rte_pktmbuf_free(out[k]);
@@ -725,9 +735,8 @@ END_TEST
 
 START_TEST(neg_no_mbuf)
 {
-	struct rte_mempool *tiny = rte_pktmbuf_pool_create("tiny", 8, 0, 0,
-							   RTE_MBUF_DEFAULT_BUF_SIZE,
-							   SOCKET_ID_ANY);
+	struct rte_mempool *tiny =
+		rte_pktmbuf_pool_create("tiny", 8, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	struct rte_mbuf *out[HV_OFFLOAD_MAX_SEGS];
 	struct hv_offload_stats st = {0};
 	struct hv_offload_hdr h;

@@ -16,7 +16,7 @@
 #include "hv_rxmod.h"
 
 #define CPU 1000 /* cycles per µs of the fake clock */
-#define US(x) ((uint64_t)(x) * CPU)
+#define US(x) ((uint64_t)(x)*CPU)
 #define RING 256
 
 static struct hv_rxmod_queue q;
@@ -400,7 +400,8 @@ START_TEST(rxmod_adaptive_curve)
 	ck_assert_uint_eq(hv_rxmod_adaptive_us(0), 0);
 	ck_assert_uint_eq(hv_rxmod_adaptive_us(HV_RXMOD_ADAPTIVE_LOW_PPS), 0);
 	ck_assert_uint_eq(hv_rxmod_adaptive_us(110000), HV_RXMOD_ADAPTIVE_CAP_US / 2);
-	ck_assert_uint_eq(hv_rxmod_adaptive_us(HV_RXMOD_ADAPTIVE_HIGH_PPS), HV_RXMOD_ADAPTIVE_CAP_US);
+	ck_assert_uint_eq(hv_rxmod_adaptive_us(HV_RXMOD_ADAPTIVE_HIGH_PPS),
+			  HV_RXMOD_ADAPTIVE_CAP_US);
 	ck_assert_uint_eq(hv_rxmod_adaptive_us(100000000), HV_RXMOD_ADAPTIVE_CAP_US);
 }
 END_TEST

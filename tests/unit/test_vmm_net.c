@@ -36,16 +36,16 @@ static struct {
 	char path[108];
 	pthread_t thread;
 	pthread_mutex_t lock;
-	uint64_t features;     /* offered */
-	bool stall;            /* answer the features, then nothing */
-	bool mute;             /* answer nothing at all */
-	bool drop;             /* hang up the current connection */
+	uint64_t features; /* offered */
+	bool stall;        /* answer the features, then nothing */
+	bool mute;         /* answer nothing at all */
+	bool drop;         /* hang up the current connection */
 	bool quit;
 	unsigned int accepts;
 	unsigned int kicks_set; /* SET_VRING_KICK messages seen */
 	unsigned int unanswered;
-	uint16_t queue_pairs;  /* GET_QUEUE_NUM; 0: no MQ protocol feature */
-	bool enabled[16];      /* SET_VRING_ENABLE, per vring */
+	uint16_t queue_pairs; /* GET_QUEUE_NUM; 0: no MQ protocol feature */
+	bool enabled[16];     /* SET_VRING_ENABLE, per vring */
 } sw;
 
 static uint64_t
@@ -78,7 +78,9 @@ sw_serve(int fd)
 	struct vhost_user_msg m;
 	char ctrl[CMSG_SPACE(sizeof(int) * 8)];
 	struct iovec iov = {.iov_base = &m.hdr, .iov_len = sizeof(m.hdr)};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctrl,
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = ctrl,
 			    .msg_controllen = sizeof(ctrl)};
 	struct cmsghdr *c;
 	uint64_t u64;
@@ -182,8 +184,8 @@ sw_main(void *arg)
 	return NULL;
 }
 
-#define FEAT_FULL                                                                   \
-	((1ull << VIRTIO_F_VERSION_1) | (1ull << VIRTIO_RING_F_EVENT_IDX) |             \
+#define FEAT_FULL                                                                                  \
+	((1ull << VIRTIO_F_VERSION_1) | (1ull << VIRTIO_RING_F_EVENT_IDX) |                        \
 	 (1ull << VHOST_USER_F_PROTOCOL_FEATURES))
 
 static struct hv_vm *vm;
@@ -401,7 +403,7 @@ START_TEST(net_feature_loss_needs_reset)
 			   VIRTIO_CONFIG_S_NEEDS_RESET));
 	ck_assert_uint_ne(rd(GEN, 1), gen);
 	ck_assert_uint_eq(rd(VIRTIO_BAR_MSIX_PBA, 4) & PBA_CONFIG_BIT, PBA_CONFIG_BIT);
-	ck_assert_uint_eq(rd(LINK, 2), 0); /* no traffic until the driver resets */
+	ck_assert_uint_eq(rd(LINK, 2), 0);        /* no traffic until the driver resets */
 	for (t0 = now_ms(); now_ms() < t0 + 700;) /* three reconnect periods: none happens */
 		hv_vm_poll(vm, 10);
 	ck_assert_uint_eq(sw_get(&sw.accepts), 2);
@@ -526,8 +528,9 @@ START_TEST(net_mq_ctrl_pairs_set)
 
 	wr(VIRTIO_PCI_COMMON_DFSELECT, 0, 4);
 	ck_assert_uint_eq(rd(VIRTIO_PCI_COMMON_DF, 4) & (uint32_t)f, (uint32_t)f);
-	ck_assert_uint_eq(rd(VIRTIO_BAR_DEVICE +
-			     offsetof(struct virtio_net_config, max_virtqueue_pairs), 2), 3);
+	ck_assert_uint_eq(
+		rd(VIRTIO_BAR_DEVICE + offsetof(struct virtio_net_config, max_virtqueue_pairs), 2),
+		3);
 	ck_assert_uint_eq(rd(VIRTIO_PCI_COMMON_NUMQ, 2), 7);
 	driver_ok_n(f, 7);
 	ck_assert(wait_sw(&sw.kicks_set, 6));

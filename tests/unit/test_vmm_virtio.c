@@ -152,8 +152,8 @@ virtio_fake_setup(struct vmm_virtio_pci *v)
 	msi_fake.kicked_fd = -1;
 	dev_busy = false;
 	dev_resets = 0;
-	ck_assert_int_eq(vmm_virtio_pci_setup(v, 1, 2, 256, BAR0, &fake_dev, NULL, &fake_host,
-					      NULL), 0);
+	ck_assert_int_eq(
+		vmm_virtio_pci_setup(v, 1, 2, 256, BAR0, &fake_dev, NULL, &fake_host, NULL), 0);
 	ck_assert_int_eq(vmm_virtio_pci_set_kickfd(v, 0, KICK0), 0);
 	ck_assert_int_eq(vmm_virtio_pci_set_kickfd(v, 1, KICK0 + 1), 0);
 	kvm_fake.region_base = BAR0; /* where the VM would put the region */
@@ -223,7 +223,7 @@ START_TEST(virtio_caps_read_only)
 		uint8_t keep = 0xff;
 
 		if (o == 0x04)
-			keep = (uint8_t)~(PCI_CMD_MEM | PCI_CMD_MASTER);
+			keep = (uint8_t) ~(PCI_CMD_MEM | PCI_CMD_MASTER);
 		else if (o == 0x05)
 			keep = (uint8_t)~0x04;
 		else if (o == 0x0c || o == 0x0d || o == 0x3c)
@@ -257,7 +257,6 @@ START_TEST(virtio_caps_read_only)
 	assert_kicks_at(BAR0);
 }
 END_TEST
-
 
 /* Program MSI-X vector vec (enabled, unmasked unless masked) and make it the
  * config vector. */
@@ -451,13 +450,13 @@ cq_post(uint16_t head, uint8_t cls, uint8_t cmd, const void *body, uint32_t len,
 						    (uint16_t)(head + 1)};
 		cq_desc[head + 1] = (struct vring_desc){CQ_BUF + head * 256u + 2, len,
 							VRING_DESC_F_NEXT, (uint16_t)(head + 2)};
-		cq_desc[head + 2] = (struct vring_desc){CQ_BUF + head * 256u + 200, 1,
-							VRING_DESC_F_WRITE, 0};
+		cq_desc[head + 2] =
+			(struct vring_desc){CQ_BUF + head * 256u + 200, 1, VRING_DESC_F_WRITE, 0};
 	} else {
-		cq_desc[head] = (struct vring_desc){CQ_BUF + head * 256u, 2 + len, VRING_DESC_F_NEXT,
-						    (uint16_t)(head + 1)};
-		cq_desc[head + 1] = (struct vring_desc){CQ_BUF + head * 256u + 200, 1,
-							VRING_DESC_F_WRITE, 0};
+		cq_desc[head] = (struct vring_desc){CQ_BUF + head * 256u, 2 + len,
+						    VRING_DESC_F_NEXT, (uint16_t)(head + 1)};
+		cq_desc[head + 1] =
+			(struct vring_desc){CQ_BUF + head * 256u + 200, 1, VRING_DESC_F_WRITE, 0};
 	}
 	cq_avail->ring[cq_avail->idx % CQ_SIZE] = head;
 	cq_avail->idx++;
@@ -510,8 +509,7 @@ START_TEST(net_ctrl_pairs_set)
 	ck_assert_uint_eq(cq_ack(11), VIRTIO_NET_ERR);
 	ck_assert_uint_eq(cq_used->idx, 6);
 	ck_assert_uint_eq(cq_used->ring[5].id, 11);
-	cq_post(13, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET, junk, sizeof(junk),
-		false);
+	cq_post(13, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET, junk, sizeof(junk), false);
 	ck_assert_uint_eq(vmm_net_ctrl_process(&cq), 1);
 	ck_assert_uint_eq(cq_ack(13), VIRTIO_NET_ERR);
 	ck_assert_uint_eq(cq.pairs, 4);
@@ -557,8 +555,8 @@ START_TEST(net_ctrl_pairs_set)
 		p = 2;
 		cq_post(0, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET, &p, 2, false);
 		vmm_net_ctrl_init(&cq, CQ_SIZE, CQ_DESC + (k == 0 ? 8 : 0),
-				  CQ_AVAIL + (k == 1 ? 1 : 0), CQ_USED + (k == 2 ? 2 : 0), 4, cq_gpa,
-				  NULL);
+				  CQ_AVAIL + (k == 1 ? 1 : 0), CQ_USED + (k == 2 ? 2 : 0), 4,
+				  cq_gpa, NULL);
 		ck_assert_uint_eq(vmm_net_ctrl_process(&cq), 0);
 		ck_assert(cq.broken);
 		ck_assert_uint_eq(cq.pairs, 1);

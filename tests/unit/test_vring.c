@@ -272,8 +272,8 @@ START_TEST(too_long)
 			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
 	ck_assert_ptr_ne(p, MAP_FAILED);
-	mem.r[3] = (struct hv_mem_region){.gpa = 1ull << 32, .size = big, .uaddr = 1ull << 40,
-					  .hva = p};
+	mem.r[3] = (struct hv_mem_region){
+		.gpa = 1ull << 32, .size = big, .uaddr = 1ull << 40, .hva = p};
 	mem.n = 4;
 	/* the limit itself is allowed */
 	set_desc(&ring[0], 1ull << 32, HV_CHAIN_MAX_LEN, 0, 0);

@@ -43,7 +43,8 @@ static uint64_t gdt[8] __attribute__((aligned(16))) = {
 	0x00cf92000000ffffull, /* 0x18 kernel data */
 	0x00cff2000000ffffull, /* 0x20 user data */
 	0x00affa000000ffffull, /* 0x28 user code */
-	0, 0,                  /* 0x30 TSS, filled in */
+	0,
+	0, /* 0x30 TSS, filled in */
 };
 static struct tss tss __attribute__((aligned(16)));
 static struct idt_gate idt[256] __attribute__((aligned(16)));
@@ -93,8 +94,8 @@ kern_setup(void)
 	__asm__ volatile("lgdt %0" ::"m"(gdtr));
 	__asm__ volatile("ltr %w0" ::"r"(TSS_SEL));
 	__asm__ volatile("lidt %0" ::"m"(idtr));
-	lapic_write(0xf0, 0x1ff);                           /* enabled, spurious 0xff */
-	lapic_write(0x3e0, 0xb);                            /* divide by 1 */
-	lapic_write(0x320, 0x20000 | VEC_TIMER);            /* periodic */
-	lapic_write(0x380, 10000000);                       /* 10 ms at 1 GHz */
+	lapic_write(0xf0, 0x1ff);                /* enabled, spurious 0xff */
+	lapic_write(0x3e0, 0xb);                 /* divide by 1 */
+	lapic_write(0x320, 0x20000 | VEC_TIMER); /* periodic */
+	lapic_write(0x380, 10000000);            /* 10 ms at 1 GHz */
 }

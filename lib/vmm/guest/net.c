@@ -464,9 +464,9 @@ mode_rr(void)
 	t1 = now_ns();
 	guest_mark(2);
 	print("rr: %u transactions of %u bytes in %lu us (%lu per s), %u lost, rtt "
-	      "p50/p90/p99/max = %lu/%lu/%lu/%u us, %lu rx interrupts", got, size, (t1 - t0) / 1000,
-	      (uint64_t)got * 1000000000ul / (t1 - t0 + 1), count - got, rr_pct(got, 50),
-	      rr_pct(got, 90), rr_pct(got, 99), max, irq_rx - irq0);
+	      "p50/p90/p99/max = %lu/%lu/%lu/%u us, %lu rx interrupts",
+	      got, size, (t1 - t0) / 1000, (uint64_t)got * 1000000000ul / (t1 - t0 + 1),
+	      count - got, rr_pct(got, 50), rr_pct(got, 90), rr_pct(got, 99), max, irq_rx - irq0);
 	run_until(NULL, now_ns() + arg_num("linger_ms", 100) * 1000000ull);
 	if (got != count) {
 		print("result: FAIL %u of %u transactions lost", count - got, count);
@@ -507,7 +507,8 @@ mode_stream(void)
 		if (!cond_window()) {
 			vnet_tx_flush();
 			if (!run_until(cond_window, now_ns() + 2000000000ull)) {
-				print("result: FAIL no acknowledgement from the sink after frame %u",
+				print("result: FAIL no acknowledgement from the sink after frame "
+				      "%u",
 				      stream_acked);
 				return 1;
 			}
@@ -536,8 +537,9 @@ mode_stream(void)
 	t1 = now_ns();
 	guest_mark(2);
 	print("stream: sent %u frames of %u bytes in %lu us (%lu pps), %lu kicks, "
-	      "all acknowledged, %lu rx interrupts", count, size, (t1 - t0) / 1000,
-	      (uint64_t)count * 1000000000ul / (t1 - t0 + 1), vnet_kicks - kicks0, irq_rx);
+	      "all acknowledged, %lu rx interrupts",
+	      count, size, (t1 - t0) / 1000, (uint64_t)count * 1000000000ul / (t1 - t0 + 1),
+	      vnet_kicks - kicks0, irq_rx);
 	run_until(NULL, now_ns() + arg_num("linger_ms", 500) * 1000000ull);
 	print("result: ok");
 	return 0;
@@ -599,8 +601,8 @@ mode_masktest(void)
 		;
 	pend_after = vnet_rx_vector_pending();
 	print("masktest: reply %s, while masked: %lu interrupts, pending %d; after unmask: "
-	      "%lu interrupts, pending %d", peer_known ? "received" : "lost", irq_masked,
-	      pend_masked, irq_rx - irq0, pend_after);
+	      "%lu interrupts, pending %d",
+	      peer_known ? "received" : "lost", irq_masked, pend_masked, irq_rx - irq0, pend_after);
 	if (!peer_known || irq_masked != 0 || !pend_masked || irq_rx == irq0 || pend_after) {
 		print("result: FAIL masked interrupt not held and delivered on unmask");
 		return 1;
@@ -654,7 +656,8 @@ net_main(void)
 	}
 	if (arg_str("mode", mode, sizeof(mode)) == NULL)
 		memcpy(mode, "respond", 8);
-	vnet_kick_always = arg_str("kicks", buf, sizeof(buf)) != NULL && memcmp(buf, "always", 7) == 0;
+	vnet_kick_always =
+		arg_str("kicks", buf, sizeof(buf)) != NULL && memcmp(buf, "always", 7) == 0;
 	if (arg_str("rxirq", buf, sizeof(buf)) != NULL) {
 		if (memcmp(buf, "frame", 6) == 0) {
 			rxirq_frame = 1;
@@ -673,9 +676,11 @@ net_main(void)
 	}
 	if (!rxirq_frame)
 		vnet_rx_irq(0); /* awake: we poll */
-	print("net: %02x:%02x:%02x:%02x:%02x:%02x up, mode %s, rxirq %s%s", my_mac[0],
-	      my_mac[1], my_mac[2], my_mac[3], my_mac[4], my_mac[5], mode,
-	      !rxirq_frame ? "napi" : vnet_want_event_idx ? "frame" : "always",
+	print("net: %02x:%02x:%02x:%02x:%02x:%02x up, mode %s, rxirq %s%s", my_mac[0], my_mac[1],
+	      my_mac[2], my_mac[3], my_mac[4], my_mac[5], mode,
+	      !rxirq_frame          ? "napi"
+	      : vnet_want_event_idx ? "frame"
+				    : "always",
 	      vnet_event_idx ? ", event_idx" : "");
 	if (memcmp(mode, "ping", 5) == 0)
 		return mode_ping();

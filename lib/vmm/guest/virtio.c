@@ -31,8 +31,8 @@ struct vq {
 	uint16_t avail_idx; /* next avail slot we fill */
 	uint16_t used_seen; /* used entries we consumed */
 	uint16_t index;
-	uint16_t pending;   /* posted but not kicked */
-	uint16_t kicked;    /* avail index at the last notify decision (EVENT_IDX) */
+	uint16_t pending; /* posted but not kicked */
+	uint16_t kicked;  /* avail index at the last notify decision (EVENT_IDX) */
 };
 
 static struct vq rxq, txq;
@@ -110,7 +110,8 @@ setup_queue(struct vq *q, uint16_t index, uint16_t vector, uint64_t notify_base,
 	a = (uint64_t)q->vr.used;
 	CC32(VIRTIO_PCI_COMMON_Q_USEDLO) = (uint32_t)a;
 	CC32(VIRTIO_PCI_COMMON_Q_USEDHI) = (uint32_t)(a >> 32);
-	q->notify = (volatile uint16_t *)(notify_base + (uint64_t)CC16(VIRTIO_PCI_COMMON_Q_NOFF) * notify_mult);
+	q->notify = (volatile uint16_t *)(notify_base +
+					  (uint64_t)CC16(VIRTIO_PCI_COMMON_Q_NOFF) * notify_mult);
 	CC16(VIRTIO_PCI_COMMON_Q_ENABLE) = 1;
 	return 0;
 }
@@ -195,7 +196,8 @@ vnet_init(void)
 	}
 	txq.vr.avail->flags = VRING_AVAIL_F_NO_INTERRUPT; /* no TX interrupts: we poll */
 	for (i = 0; i < QSZ; i++) {
-		rxq.vr.desc[i] = (struct vring_desc){(uint64_t)rxq.buf[i], BUF_SIZE, VRING_DESC_F_WRITE, 0};
+		rxq.vr.desc[i] =
+			(struct vring_desc){(uint64_t)rxq.buf[i], BUF_SIZE, VRING_DESC_F_WRITE, 0};
 		rxq.vr.avail->ring[i] = (uint16_t)i;
 		txq.vr.desc[i] = (struct vring_desc){(uint64_t)txq.buf[i], 0, 0, 0};
 	}
@@ -203,7 +205,7 @@ vnet_init(void)
 	barrier();
 	rxq.vr.avail->idx = QSZ;
 	CC8(VIRTIO_PCI_COMMON_STATUS) = VIRTIO_CONFIG_S_ACKNOWLEDGE | VIRTIO_CONFIG_S_DRIVER |
-					 VIRTIO_CONFIG_S_FEATURES_OK | VIRTIO_CONFIG_S_DRIVER_OK;
+					VIRTIO_CONFIG_S_FEATURES_OK | VIRTIO_CONFIG_S_DRIVER_OK;
 	if (CC8(VIRTIO_PCI_COMMON_STATUS) & VIRTIO_CONFIG_S_NEEDS_RESET) {
 		print("virtio: device needs reset (backend refused the rings)");
 		return -1;
