@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "hv_ctl.h"
+#include "hv_ctl_api.h"
 #include "hvctl.h"
 #include "hvctl_guest.h"
 
@@ -216,7 +217,7 @@ cmd_show(struct hvctl *h, int argc, char **argv)
 
 	if (name == NULL)
 		return 1;
-	if (guest_call(name, "guest.show", &r) != 0)
+	if (guest_call(name, HV_CTL_CMD(GUEST_SHOW), &r) != 0)
 		return 1;
 	if (h->json)
 		hvctl_print_json(stdout, r);
@@ -257,7 +258,7 @@ cmd_list(struct hvctl *h, int argc, char **argv)
 		fd = hv_ctl_connect(path, err, sizeof(err));
 		if (fd < 0)
 			continue; /* a stale socket: not running */
-		if (hv_ctl_call(fd, "guest.show", NULL, &r, err, sizeof(err)) != 0) {
+		if (hv_ctl_call(fd, HV_CTL_CMD(GUEST_SHOW), NULL, &r, err, sizeof(err)) != 0) {
 			close(fd);
 			continue;
 		}
@@ -291,7 +292,7 @@ cmd_stop(struct hvctl *h, int argc, char **argv)
 	uint64_t deadline;
 
 	(void)h;
-	if (name == NULL || guest_call(name, "guest.stop", NULL) != 0)
+	if (name == NULL || guest_call(name, HV_CTL_CMD(GUEST_STOP), NULL) != 0)
 		return 1;
 	for (deadline = now_ms() + 10000; now_ms() < deadline; usleep(20000))
 		if (!guest_alive(name)) {
@@ -318,7 +319,7 @@ cmd_stats(struct hvctl *h, int argc, char **argv)
 	cJSON *r;
 	unsigned int i;
 
-	if (name == NULL || guest_call(name, "guest.stats", &r) != 0)
+	if (name == NULL || guest_call(name, HV_CTL_CMD(GUEST_STATS), &r) != 0)
 		return 1;
 	if (h->json) {
 		hvctl_print_json(stdout, r);
@@ -363,14 +364,14 @@ console_send(const char *name, const char *line)
 	cJSON *args = cJSON_CreateObject();
 	int fd;
 
-	cJSON_AddStringToObject(args, "input", line);
+	cJSON_AddStringToObject(args, HV_CTL_KEY(INPUT), line);
 	hvctl_guest_socket_path(hvctl_guest_run_dir(), name, path, sizeof(path));
 	fd = hv_ctl_connect(path, err, sizeof(err));
 	if (fd < 0) {
 		cJSON_Delete(args);
 		return;
 	}
-	if (hv_ctl_call(fd, "guest.console", args, NULL, err, sizeof(err)) != 0)
+	if (hv_ctl_call(fd, HV_CTL_CMD(GUEST_CONSOLE), args, NULL, err, sizeof(err)) != 0)
 		hvctl_err("guest %s: %s", name, err);
 	close(fd);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "hv_ctl.h"
+#include "hv_ctl_api.h"
 #include "hvctl_guest.h"
 
 struct guest_ctl {
@@ -104,15 +105,15 @@ cmd_stop(void *opaque, const cJSON *args, cJSON **result, char *err, size_t errl
 static int
 cmd_console_input(void *opaque, const cJSON *args, cJSON **result, char *err, size_t errlen)
 {
-	static const char *const allowed[] = {"input", NULL};
+	/* checked by the server against the API table (hv_ctl_server_use_api_for()) */
+	const char *in = hv_ctl_current_vals()->v[HV_CTL_K_INPUT].s;
 	struct guest_ctl *c = opaque;
-	const char *in;
 	cJSON *r;
 	size_t n;
 
-	if (hv_ctl_args_check(args, "guest.console", allowed, err, errlen) != 0 ||
-	    hv_ctl_arg_str(args, "guest.console", "input", true, 4096, &in, err, errlen) < 0)
-		return -1;
+	(void)args;
+	(void)err;
+	(void)errlen;
 	n = hv_vm_console_input(c->vm, in, strlen(in));
 	r = cJSON_CreateObject();
 	cJSON_AddNumberToObject(r, "queued", (double)n);
@@ -120,14 +121,14 @@ cmd_console_input(void *opaque, const cJSON *args, cJSON **result, char *err, si
 	return 0;
 }
 
-static const struct hv_ctl_cmd guest_cmds[] = {
-	{"guest.console", cmd_console_input, "send {\"input\": TEXT} to the serial console",
-	 HV_CTL_WRITE},
-	{"guest.show", cmd_show, "the guest's configuration and NIC state", HV_CTL_READ},
-	{"guest.stats", cmd_stats, "KVM's binary statistics of each vCPU", HV_CTL_READ},
-	{"guest.stop", cmd_stop, "stop the guest", HV_CTL_WRITE},
-	{NULL, NULL, NULL, 0},
+/* The commands a guest's VMM serves: names, help, access, arguments from the API table. */
+static const hv_ctl_handler_t guest_handlers[HV_CTL_C__MAX] = {
+	[HV_CTL_C_GUEST_SHOW] = cmd_show,
+	[HV_CTL_C_GUEST_STATS] = cmd_stats,
+	[HV_CTL_C_GUEST_CONSOLE] = cmd_console_input,
+	[HV_CTL_C_GUEST_STOP] = cmd_stop,
 };
+static struct hv_ctl_cmd guest_cmds[HV_CTL_C__MAX + 1];
 
 static void
 on_ctl(void *opaque, int fd)
@@ -176,12 +177,14 @@ hvctl_guest_serve(struct hv_vm *vm, const struct hv_vm_config *cfg, const char *
 		return -1;
 	}
 	hvctl_guest_socket_path(run_dir, cfg->name, ctl.path, sizeof(ctl.path));
+	hv_ctl_api_server_cmds(HV_CTL_SVC_GUEST, guest_handlers, guest_cmds);
 	ctl.srv = hv_ctl_server_create(ctl.path, HV_CTL_NO_GROUP, guest_cmds, &ctl, err,
 				       sizeof(err));
 	if (ctl.srv == NULL) {
 		hvctl_err("guest %s: control socket %s: %s", cfg->name, ctl.path, err);
 		return -1;
 	}
+	hv_ctl_server_use_api_for(ctl.srv, HV_CTL_SVC_GUEST);
 	if (hv_vm_add_fd(vm, hv_ctl_server_fd(ctl.srv), on_ctl, &ctl) != 0) {
 		hvctl_err("guest %s: %s", cfg->name, hv_vmm_error());
 		return -1;

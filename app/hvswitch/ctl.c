@@ -376,11 +376,8 @@ sw_ctl_start(char *err, size_t errlen)
 	char path[sizeof(sw.run_dir) + 16];
 	struct hv_ctl_server *s;
 
-	for (unsigned int i = 0; i < HV_CTL_C__MAX; i++) {
-		const struct hv_ctl_cmd_def *d = hv_ctl_api_cmd(i);
-
-		commands[i] = (struct hv_ctl_cmd){d->name, handlers[i], d->help, d->access};
-	}
+	/* the switch's commands only: a guest.* request is an unknown command here */
+	hv_ctl_api_server_cmds(HV_CTL_SVC_SWITCH, handlers, commands);
 	snprintf(path, sizeof(path), "%s/" HV_CTL_SOCK_NAME, sw.run_dir);
 	s = hv_ctl_server_create(path, sw.ctl_group, commands, NULL, err, errlen);
 	if (s != NULL)

@@ -54,6 +54,8 @@ static const struct hv_ctl_key_def keys[HV_CTL_K__MAX] = {
 				"MACs one port may own, every port alike (0: no limit)"},
 	[HV_CTL_K_FDB_CAPACITY] = {"fdb_capacity", HV_CTL_T_UINT, 1024, 1u << 24, 0, NULL, "N",
 				   "FDB entries (at start)"},
+	[HV_CTL_K_INPUT] = {"input", HV_CTL_T_STR, 1, HV_CTL_CONSOLE_INPUT_MAX, 0, NULL, "TEXT",
+			    "bytes for the guest's serial console"},
 };
 
 #define P(k)                                                                                       \
@@ -96,13 +98,34 @@ static const struct hv_ctl_cmd_def cmds[HV_CTL_C__MAX] = {
 	[HV_CTL_C_STATS] =
 		{"stats", HV_CTL_READ, "counters of ports, PMDs and the FDB", 1, {POS_OPT(PORT)}},
 	[HV_CTL_C_CONFIG_SAVE] = {"config.save", HV_CTL_WRITE, "write the config file", 0, {}},
+	[HV_CTL_C_GUEST_SHOW] = {"guest.show",
+				 HV_CTL_READ,
+				 "the guest's configuration and NIC state",
+				 0,
+				 {},
+				 HV_CTL_SVC_GUEST},
+	[HV_CTL_C_GUEST_STATS] = {"guest.stats",
+				  HV_CTL_READ,
+				  "KVM's binary statistics of each vCPU",
+				  0,
+				  {},
+				  HV_CTL_SVC_GUEST},
+	[HV_CTL_C_GUEST_CONSOLE] = {"guest.console",
+				    HV_CTL_WRITE,
+				    "send input to the guest's serial console",
+				    1,
+				    {REQ(INPUT)},
+				    HV_CTL_SVC_GUEST},
+	[HV_CTL_C_GUEST_STOP] =
+		{"guest.stop", HV_CTL_WRITE, "stop the guest", 0, {}, HV_CTL_SVC_GUEST},
 };
 
 static const struct hv_ctl_cmd_def settings = {"config settings",
 					       HV_CTL_ROOT_ONLY,
 					       "the config file's settings object",
 					       3,
-					       {P(FDB_AGE_S), P(MAC_LIMIT), P(FDB_CAPACITY)}};
+					       {P(FDB_AGE_S), P(MAC_LIMIT), P(FDB_CAPACITY)},
+					       HV_CTL_SVC_SWITCH};
 
 const struct hv_ctl_cmd_def *
 hv_ctl_api_cmd(enum hv_ctl_cmd_id id)
@@ -117,6 +140,28 @@ hv_ctl_api_find(const char *name)
 		if (strcmp(cmds[i].name, name) == 0)
 			return &cmds[i];
 	return NULL;
+}
+
+const struct hv_ctl_cmd_def *
+hv_ctl_api_find_in(enum hv_ctl_service svc, const char *name)
+{
+	const struct hv_ctl_cmd_def *d = hv_ctl_api_find(name);
+
+	return d != NULL && d->service == svc ? d : NULL;
+}
+
+unsigned int
+hv_ctl_api_server_cmds(enum hv_ctl_service svc, const hv_ctl_handler_t *handlers,
+		       struct hv_ctl_cmd *out)
+{
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < RTE_DIM_(cmds); i++)
+		if (cmds[i].service == svc && handlers[i] != NULL)
+			out[n++] = (struct hv_ctl_cmd){cmds[i].name, handlers[i], cmds[i].help,
+						       cmds[i].access};
+	out[n] = (struct hv_ctl_cmd){NULL, NULL, NULL, 0};
+	return n;
 }
 
 const struct hv_ctl_key_def *
@@ -330,6 +375,13 @@ access_name(enum hv_ctl_access a)
 	return a == HV_CTL_READ ? "read" : a == HV_CTL_WRITE ? "admin" : "root";
 }
 
+/* The lead line of a service's part of the reference. */
+static const char *const service_doc[] = {
+	[HV_CTL_SVC_SWITCH] = "Served by the switch daemon (``hvswitch.sock``):",
+	[HV_CTL_SVC_GUEST] = "Served by a guest's VMM (``hvctl guest run``, its "
+			     "``RUN_DIR/NAME.sock``; called by ``hvctl guest``):",
+};
+
 void
 hv_ctl_api_doc(FILE *out)
 {
@@ -337,6 +389,9 @@ hv_ctl_api_doc(FILE *out)
 
 	for (size_t c = 0; c < RTE_DIM_(cmds); c++) {
 		const struct hv_ctl_cmd_def *cmd = &cmds[c];
+
+		if (c == 0 || cmd->service != cmds[c - 1].service)
+			fprintf(out, "%s\n\n", service_doc[cmd->service]);
 
 		fprintf(out, "``%s`` (%s)\n    %s.", cmd->name, access_name(cmd->access),
 			cmd->help);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * The control API, defined once: every command of the switch daemon with its
- * name, who may run it, its help, and its arguments with their types and
- * ranges. Compiled into the daemon (which dispatches and validates from it,
+ * The control API, defined once: every command of the switch daemon and of
+ * a guest's VMM (which serves it) with its name, who may run it, its help,
+ * and its arguments with their types and ranges. Compiled into the daemon (which dispatches and validates from it,
  * and reads its config file's port objects as port.add arguments) and into
  * hvctl (which builds, validates and documents requests from it), so both
  * refuse a bad value with the same message. doc/hvctl.rst's command table is
@@ -54,6 +54,11 @@ enum hv_ctl_cmd_id {
 	HV_CTL_C_FDB_FLUSH,
 	HV_CTL_C_STATS,
 	HV_CTL_C_CONFIG_SAVE,
+	/* served by a guest's VMM (hvctl guest run) */
+	HV_CTL_C_GUEST_SHOW,
+	HV_CTL_C_GUEST_STATS,
+	HV_CTL_C_GUEST_CONSOLE,
+	HV_CTL_C_GUEST_STOP,
 	HV_CTL_C__MAX,
 };
 
@@ -75,6 +80,8 @@ enum hv_ctl_key {
 	HV_CTL_K_FDB_AGE_S,
 	HV_CTL_K_MAC_LIMIT,
 	HV_CTL_K_FDB_CAPACITY,
+	/* a guest's VMM */
+	HV_CTL_K_INPUT,
 	HV_CTL_K__MAX,
 };
 
@@ -88,6 +95,15 @@ enum hv_ctl_port_mode {
 	HV_CTL_MODE_SERVER,
 	HV_CTL_MODE_CLIENT
 };
+
+/** Which server serves a command: each has its own socket and only its own commands. */
+enum hv_ctl_service {
+	HV_CTL_SVC_SWITCH, /**< the switch daemon (hvswitch.sock) */
+	HV_CTL_SVC_GUEST,  /**< a guest's VMM, hvctl guest run (RUN_DIR/NAME.sock) */
+};
+
+/** Longest guest.console input, bytes. */
+#define HV_CTL_CONSOLE_INPUT_MAX 4096
 
 /** What an argument's JSON value is. */
 enum hv_ctl_type {
@@ -132,6 +148,7 @@ struct hv_ctl_cmd_def {
 	const char *help;          /**< one line */
 	unsigned int n_params;
 	struct hv_ctl_param params[HV_CTL_MAX_PARAMS];
+	enum hv_ctl_service service; /**< who serves it */
 };
 
 /** One argument as validated. */
@@ -152,6 +169,23 @@ const struct hv_ctl_cmd_def *hv_ctl_api_cmd(enum hv_ctl_cmd_id id);
 
 /** The command named name, or NULL. */
 const struct hv_ctl_cmd_def *hv_ctl_api_find(const char *name);
+
+/** The command named name that svc serves, or NULL. */
+const struct hv_ctl_cmd_def *hv_ctl_api_find_in(enum hv_ctl_service svc, const char *name);
+
+/**
+ * Fill a server's command table with the commands svc serves, in table
+ * order, each with its handler (handlers[id]; a command whose handler is
+ * NULL is left out), name, help and access, ended by a NULL entry.
+ *
+ * @param svc      the server
+ * @param handlers by command id, HV_CTL_C__MAX of them
+ * @param out      HV_CTL_C__MAX + 1 entries; the caller's, to pass to
+ *                 hv_ctl_server_create() (it must outlive the server)
+ * @return the commands filled. Thread: any.
+ */
+unsigned int hv_ctl_api_server_cmds(enum hv_ctl_service svc, const hv_ctl_handler_t *handlers,
+				    struct hv_ctl_cmd *out);
 
 /** Shorthand: the name of command id. */
 #define HV_CTL_CMD(id) (hv_ctl_api_cmd(HV_CTL_C_##id)->name)
@@ -206,12 +240,20 @@ cJSON *hv_ctl_api_value(enum hv_ctl_key k, const char *text);
 int hv_ctl_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
 /**
- * Make a server validate every request for a command of the API table (by
- * name) with hv_ctl_api_parse() before its handler runs: a bad request is
- * answered with the error and the handler is not called. Call it before the
- * first hv_ctl_server_poll().
+ * Make a server validate every request for a command the switch serves (by
+ * name, in the API table) with hv_ctl_api_parse() before its handler runs:
+ * a bad request is answered with the error and the handler is not called.
+ * Its built-in help lists each command's arguments. Call it before the
+ * first hv_ctl_server_poll(). Same as hv_ctl_server_use_api_for(s, HV_CTL_SVC_SWITCH).
  */
 void hv_ctl_server_use_api(struct hv_ctl_server *s);
+
+/**
+ * hv_ctl_server_use_api() for the commands svc serves (a guest's VMM:
+ * HV_CTL_SVC_GUEST); the table's commands of other services are not
+ * looked up (a server registers only its own, hv_ctl_api_server_cmds()).
+ */
+void hv_ctl_server_use_api_for(struct hv_ctl_server *s, enum hv_ctl_service svc);
 
 /**
  * The validated arguments of the request the calling handler runs (all unset
@@ -222,7 +264,8 @@ const struct hv_ctl_vals *hv_ctl_current_vals(void);
 
 /**
  * Print the command reference (doc/hvctl.rst, "Commands") as reStructuredText:
- * one block per command with its access level and arguments.
+ * per service a lead line, then one block per command with its access level
+ * and arguments.
  */
 void hv_ctl_api_doc(FILE *out);
 

@@ -158,7 +158,8 @@ builtin_help(void *ctx, const cJSON *args, cJSON **result, char *err, size_t err
 	if (list == NULL)
 		goto nomem;
 	for (cmd = s->cmds; cmd != NULL && cmd->name != NULL; cmd++) {
-		const struct hv_ctl_cmd_def *def = s->api ? hv_ctl_api_find(cmd->name) : NULL;
+		const struct hv_ctl_cmd_def *def =
+			s->api ? hv_ctl_api_find_in(s->api_svc, cmd->name) : NULL;
 
 		o = cJSON_CreateObject();
 		if (o == NULL || !cJSON_AddItemToArray(list, o) ||
@@ -264,10 +265,10 @@ hv_ctl_dispatch(struct hv_ctl_server *s, struct client *c, const char *line, siz
 		} else if (args != NULL && !cJSON_IsObject(args)) {
 			snprintf(err, sizeof(err), "%s: 'args' must be an object",
 				 name->valuestring);
-		} else if (s->api && hv_ctl_api_find(name->valuestring) != NULL) {
+		} else if (s->api && hv_ctl_api_find_in(s->api_svc, name->valuestring) != NULL) {
 			/* types, ranges, unknown keys: refused before the handler runs */
-			hv_ctl_api_parse(hv_ctl_api_find(name->valuestring), NULL, args, &vals, err,
-					 sizeof(err));
+			hv_ctl_api_parse(hv_ctl_api_find_in(s->api_svc, name->valuestring), NULL,
+					 args, &vals, err, sizeof(err));
 		} else {
 			memset(&vals, 0, sizeof(vals));
 		}
@@ -297,5 +298,12 @@ hv_ctl_dispatch(struct hv_ctl_server *s, struct client *c, const char *line, siz
 void
 hv_ctl_server_use_api(struct hv_ctl_server *s)
 {
+	hv_ctl_server_use_api_for(s, HV_CTL_SVC_SWITCH);
+}
+
+void
+hv_ctl_server_use_api_for(struct hv_ctl_server *s, enum hv_ctl_service svc)
+{
 	s->api = true;
+	s->api_svc = svc;
 }

@@ -15,6 +15,7 @@
 #include <sys/un.h>
 
 #include "hv_ctl.h"
+#include "hv_ctl_api.h"
 
 #define HV_CTL_ERR_MAX 1024
 
@@ -49,7 +50,8 @@ struct hv_ctl_server {
 	uint64_t turn;
 	unsigned int rr; /* where the next round of turns starts */
 	const struct hv_ctl_cmd *cmds;
-	bool api; /* validate requests against hv_ctl_api.h's table */
+	bool api;                    /* validate requests against hv_ctl_api.h's table */
+	enum hv_ctl_service api_svc; /* ... its commands that this service serves */
 	void *ctx;
 	struct client *clients[HV_CTL_MAX_CLIENTS];
 };

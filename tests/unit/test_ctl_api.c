@@ -32,17 +32,17 @@ h_count(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen)
 }
 
 static struct hv_ctl_cmd cmds[HV_CTL_C__MAX + 1];
+static hv_ctl_handler_t all_count[HV_CTL_C__MAX]; /* h_count for every command */
 
 static void
 setup(void)
 {
 	char err[256];
 
-	for (unsigned int i = 0; i < HV_CTL_C__MAX; i++) {
-		const struct hv_ctl_cmd_def *d = hv_ctl_api_cmd(i);
-
-		cmds[i] = (struct hv_ctl_cmd){d->name, h_count, d->help, d->access};
-	}
+	for (unsigned int i = 0; i < HV_CTL_C__MAX; i++)
+		all_count[i] = h_count;
+	/* the switch's commands, as hvswitch registers them */
+	hv_ctl_api_server_cmds(HV_CTL_SVC_SWITCH, all_count, cmds);
 	cu_dir(dir, sizeof(dir), path, sizeof(path), "api.sock");
 	srv = hv_ctl_server_create(path, HV_CTL_NO_GROUP, cmds, NULL, err, sizeof(err));
 	ck_assert_msg(srv != NULL, "%s", err);
@@ -57,16 +57,16 @@ teardown(void)
 	rmdir(dir);
 }
 
-/* One raw request line; its error (or "" when ok), malloc'ed. */
+/* One raw request line to server sv at sock; its error (or "" when ok), malloc'ed. */
 static char *
-raw_error(const char *line)
+raw_error_at(struct hv_ctl_server *sv, const char *sock, const char *line)
 {
-	int fd = cu_connect(path);
+	int fd = cu_connect(sock);
 	char *rep, *out;
 	cJSON *j, *e;
 
 	cu_send(fd, line, strlen(line));
-	rep = cu_line(fd, CU_WAIT_MS, srv);
+	rep = cu_line(fd, CU_WAIT_MS, sv);
 	close(fd);
 	ck_assert_ptr_nonnull(rep);
 	j = cJSON_Parse(rep);
@@ -76,6 +76,12 @@ raw_error(const char *line)
 	cJSON_Delete(j);
 	free(rep);
 	return out;
+}
+
+static char *
+raw_error(const char *line)
+{
+	return raw_error_at(srv, path, line);
 }
 
 struct run {
@@ -349,6 +355,97 @@ START_TEST(completion_from_table)
 }
 END_TEST
 
+static const char *guest_input_seen; /* h_console's input as validated */
+
+static int
+h_console(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen)
+{
+	const char *in = hv_ctl_current_vals()->v[HV_CTL_K_INPUT].s;
+
+	(void)ctx, (void)args, (void)err, (void)errlen;
+	calls++;
+	guest_input_seen = in != NULL ? strdup(in) : NULL; /* NULL: not validated */
+	*result = NULL;
+	return 0;
+}
+
+/* The VMM's commands are the table's, served by a guest's server only, which
+ * validates them from the table; the switch does not know them. */
+START_TEST(guest_commands_scoped)
+{
+	static const struct {
+		enum hv_ctl_cmd_id id;
+		const char *name;
+	} guest[] = {{HV_CTL_C_GUEST_SHOW, "guest.show"},
+		     {HV_CTL_C_GUEST_STATS, "guest.stats"},
+		     {HV_CTL_C_GUEST_CONSOLE, "guest.console"},
+		     {HV_CTL_C_GUEST_STOP, "guest.stop"}};
+	static struct hv_ctl_cmd gcmds[HV_CTL_C__MAX + 1];
+	hv_ctl_handler_t gh[HV_CTL_C__MAX];
+	char gpath[192], err[256], big[4200], line[4400], *e;
+	struct hv_ctl_server *g;
+
+	for (unsigned int i = 0; i < sizeof(guest) / sizeof(guest[0]); i++) {
+		const struct hv_ctl_cmd_def *d = hv_ctl_api_cmd(guest[i].id);
+
+		ck_assert_str_eq(d->name, guest[i].name);
+		ck_assert_int_eq(d->service, HV_CTL_SVC_GUEST);
+		ck_assert_ptr_eq(hv_ctl_api_find_in(HV_CTL_SVC_GUEST, guest[i].name), d);
+		ck_assert_ptr_null(hv_ctl_api_find_in(HV_CTL_SVC_SWITCH, guest[i].name));
+	}
+	ck_assert_int_eq(hv_ctl_api_cmd(HV_CTL_C_PORT_ADD)->service, HV_CTL_SVC_SWITCH);
+	ck_assert_str_eq(HV_CTL_KEY(INPUT), "input");
+
+	/* the switch: guest.* is unknown, its help does not list it */
+	e = raw_error("{\"cmd\":\"guest.show\"}\n");
+	ck_assert_str_eq(e, "unknown command 'guest.show' (try 'help')");
+	free(e);
+	for (const struct hv_ctl_cmd *c = cmds; c->name != NULL; c++)
+		ck_assert_msg(strncmp(c->name, "guest.", 6) != 0, "switch serves %s", c->name);
+	ck_assert_int_eq(calls, 0);
+
+	/* a guest's VMM: its four commands, validated from the table */
+	memcpy(gh, all_count, sizeof(gh));
+	gh[HV_CTL_C_GUEST_CONSOLE] = h_console;
+	ck_assert_uint_eq(hv_ctl_api_server_cmds(HV_CTL_SVC_GUEST, gh, gcmds), 4);
+	snprintf(gpath, sizeof(gpath), "%s/guest.sock", dir);
+	g = hv_ctl_server_create(gpath, HV_CTL_NO_GROUP, gcmds, NULL, err, sizeof(err));
+	ck_assert_msg(g != NULL, "%s", err);
+	hv_ctl_server_use_api_for(g, HV_CTL_SVC_GUEST);
+	e = raw_error_at(g, gpath, "{\"cmd\":\"guest.console\"}\n");
+	ck_assert_str_eq(e, "guest.console: missing 'input'");
+	free(e);
+	e = raw_error_at(g, gpath, "{\"cmd\":\"guest.console\",\"args\":{\"input\":5}}\n");
+	ck_assert_str_eq(e, "guest.console: 'input' must be a string of 1..4096 characters");
+	free(e);
+	memset(big, 'a', 4097);
+	big[4097] = '\0';
+	snprintf(line, sizeof(line), "{\"cmd\":\"guest.console\",\"args\":{\"input\":\"%s\"}}\n",
+		 big);
+	e = raw_error_at(g, gpath, line);
+	ck_assert_str_eq(e, "guest.console: 'input' must be a string of 1..4096 characters");
+	free(e);
+	e = raw_error_at(g, gpath, "{\"cmd\":\"guest.stop\",\"args\":{\"input\":\"x\"}}\n");
+	ck_assert_str_eq(e, "guest.stop: unknown argument 'input' (valid: none)");
+	free(e);
+	e = raw_error_at(g, gpath, "{\"cmd\":\"port.list\"}\n");
+	ck_assert_str_eq(e, "unknown command 'port.list' (try 'help')");
+	free(e);
+	ck_assert_int_eq(calls, 0);
+	e = raw_error_at(g, gpath, "{\"cmd\":\"guest.console\",\"args\":{\"input\":\"ls\\n\"}}\n");
+	ck_assert_str_eq(e, "");
+	free(e);
+	ck_assert_int_eq(calls, 1);
+	ck_assert_str_eq(guest_input_seen, "ls\n");
+	free((char *)guest_input_seen);
+	e = raw_error_at(g, gpath, "{\"cmd\":\"guest.show\"}\n");
+	ck_assert_str_eq(e, "");
+	free(e);
+	ck_assert_int_eq(calls, 2);
+	hv_ctl_server_destroy(g);
+}
+END_TEST
+
 /* doc/hvctl.rst's reference is exactly what the table prints. */
 START_TEST(doc_matches_table)
 {
@@ -403,6 +500,7 @@ main(void)
 	tcase_add_test(t, builtin_help_args);
 	tcase_add_test(t, help_from_table);
 	tcase_add_test(t, completion_from_table);
+	tcase_add_test(t, guest_commands_scoped);
 	tcase_add_test(t, doc_matches_table);
 	suite_add_tcase(s, t);
 	sr = srunner_create(s);
