@@ -22,7 +22,7 @@ static const char run_usage[] =
 	"usage: hvctl guest run NAME --kernel K [--initrd I] [--cmdline C] [--cpus N]\n"
 	"                       [--memory M] [--port P] [--pin CPUS] [--hugepages]\n"
 	"                       [--mac MAC] [--mtu N] [--halt-poll NS] [--switch-dir DIR]\n"
-	"                       [--log FILE] [--run-dir DIR]\n"
+	"                       [--log FILE] [--run-dir DIR] [--cpu-mask-features LIST]\n"
 	"\n"
 	"Run guest NAME in the foreground: this process is its VMM (KVM).\n"
 	"  --kernel K     bzImage, ELF vmlinux, or 'builtin' (the test guest)\n"
@@ -32,6 +32,8 @@ static const char run_usage[] =
 	"  --pin CPUS     host CPU of each vCPU, comma-separated\n"
 	"  --hugepages    back guest memory with hugetlbfs pages\n"
 	"  --halt-poll NS KVM halt-polling time of this VM\n"
+	"  --cpu-mask-features LIST  CPUID features hidden from the guest, by their\n"
+	"                 /proc/cpuinfo names, comma-separated (e.g. cx16,popcnt)\n"
 	"  --run-dir DIR  serve a control socket DIR/NAME.sock (hvctl guest show/stop/stats)\n";
 
 static struct hv_vm *run_vm;
@@ -133,6 +135,7 @@ hvctl_guest_cmd_run(struct hvctl *h, int argc, char **argv)
 		{"switch-dir", required_argument, NULL, 'd'},
 		{"log", required_argument, NULL, 'l'},
 		{"run-dir", required_argument, NULL, 'R'},
+		{"cpu-mask-features", required_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -201,6 +204,9 @@ hvctl_guest_cmd_run(struct hvctl *h, int argc, char **argv)
 			break;
 		case 'R':
 			run_dir = optarg;
+			break;
+		case 'F':
+			cfg.cpu_mask_features = optarg;
 			break;
 		case 'h':
 			fputs(run_usage, stdout);

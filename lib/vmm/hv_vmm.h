@@ -43,6 +43,11 @@ struct hv_vm_config {
 	bool mac_set;            /**< false: derived from the name */
 	uint16_t mtu;            /**< offered MTU, 0: none */
 	int console_fd;          /**< where console output is written, -1: nowhere */
+	/** CPUID features hidden from the guest, comma-separated /proc/cpuinfo
+	 * names (e.g. "cx16,popcnt"); NULL: none. Without hardware
+	 * virtualisation (KVM emulates guest CPL0) the features that emulator
+	 * cannot run are hidden as well. */
+	const char *cpu_mask_features;
 };
 
 /** A VM. */
@@ -77,6 +82,13 @@ int hv_vm_poll(struct hv_vm *vm, int timeout_ms);
 
 /** Ask the VM to stop (any thread, async-signal-safe); reason is kept if first. */
 void hv_vm_request_stop(struct hv_vm *vm, const char *reason);
+
+/**
+ * Press the guest's ACPI power button (a GED event notifying \_SB.PWRB): a
+ * guest that handles it powers off, which stops the VM. Any thread.
+ * @return 0 or -1
+ */
+int hv_vm_power_button(struct hv_vm *vm);
 
 /** Whether the VM has stopped, and why (NULL while it runs). */
 const char *hv_vm_exit_reason(const struct hv_vm *vm);

@@ -48,15 +48,40 @@ vm_cpuid_init(struct hv_vm *vm)
 	}
 }
 
-/* The supported leaves, with this vCPU's APIC id; KVM's PV leaves (0x4000000x:
- * PV EOI, PV IPI, kvmclock, steal time...) stay as KVM offers them. */
+/* KVM's kvm_pvm module: shadow paging, guest CPL0 through the emulator. */
+static bool
+host_soft_cpl0(void)
+{
+	return access("/sys/module/kvm_pvm", F_OK) == 0;
+}
+
+int
+vmm_cpu_policy_init(struct hv_vm *vm)
+{
+	char bad[32];
+
+	memset(&vm->cpu_policy, 0, sizeof(vm->cpu_policy));
+	vm->cpu_policy.ncpus = vm->cfg.ncpus;
+	vm->soft_cpl0 = host_soft_cpl0();
+	if (vm->soft_cpl0 &&
+	    cpuid_mask_parse(&vm->cpu_policy, cpuid_soft_cpl0_mask, bad, sizeof(bad)) != 0)
+		return vmm_err("built-in CPUID mask: unknown feature '%s'", bad);
+	if (vm->cpu_mask &&
+	    cpuid_mask_parse(&vm->cpu_policy, vm->cpu_mask, bad, sizeof(bad)) != 0)
+		return vmm_err("--cpu-mask-features: unknown or too many features at '%s'", bad);
+	return 0;
+}
+
+/* The supported leaves normalised for this vCPU (cpuid.c); KVM's PV leaves
+ * (0x4000000x: PV EOI, PV IPI, kvmclock, steal time...) stay as KVM offers
+ * them. */
 static int
 vcpu_set_cpuid(struct vmm_vcpu *vcpu)
 {
 	struct hv_vm *vm = vcpu->vm;
+	struct cpuid_policy pol = vm->cpu_policy;
 	struct kvm_cpuid2 *c;
 	size_t sz;
-	unsigned int i;
 	int rc;
 
 	if (vm->cpuid == NULL && vm_cpuid_init(vm) != 0)
@@ -66,23 +91,8 @@ vcpu_set_cpuid(struct vmm_vcpu *vcpu)
 	if (c == NULL)
 		return vmm_err("out of memory");
 	memcpy(c, vm->cpuid, sz);
-	for (i = 0; i < c->nent; i++) {
-		struct kvm_cpuid_entry2 *e = &c->entries[i];
-
-		switch (e->function) {
-		case 1:
-			e->ebx = (e->ebx & 0x0000ffff) | (vcpu->index << 24) |
-				 (vm->cfg.ncpus << 16);
-			e->ecx |= 1u << 31; /* hypervisor present */
-			break;
-		case 0xb:
-		case 0x1f:
-			e->edx = vcpu->index; /* x2APIC id */
-			break;
-		default:
-			break;
-		}
-	}
+	pol.index = vcpu->index;
+	cpuid_normalize(c->entries, c->nent, &pol);
 	rc = ioctl(vcpu->fd, KVM_SET_CPUID2, c);
 	free(c);
 	return rc == 0 ? 0 : vmm_err_errno("KVM_SET_CPUID2");

@@ -425,6 +425,8 @@ hv_vm_create(const struct hv_vm_config *cfg)
 	vm->cmdline = strdup(cfg->cmdline ? cfg->cmdline : "");
 	vm->builtin_image = dup_or_null(cfg->builtin_image);
 	vm->port_socket = dup_or_null(cfg->port_socket);
+	vm->cpu_mask = dup_or_null(cfg->cpu_mask_features);
+	vm->cfg.cpu_mask_features = vm->cpu_mask;
 	vm->cfg.name = vm->name;
 	vm->cfg.kernel = vm->kernel;
 	vm->cfg.initrd = vm->initrd;
@@ -473,13 +475,14 @@ hv_vm_create(const struct hv_vm_config *cfg)
 		vmm_err_errno("epoll_ctl");
 		goto fail;
 	}
-	if (vm_memory_init(vm) != 0 || vm_irqchip_init(vm) != 0)
+	if (vmm_cpu_policy_init(vm) != 0 || vm_memory_init(vm) != 0 || vm_irqchip_init(vm) != 0)
 		goto fail;
 	for (i = 0; i < vm->cfg.ncpus; i++)
 		if (vmm_vcpu_create(vm, i) != 0)
 			goto fail;
 	vm->serial = vmm_serial_create(vm, 0x3f8, 4);
-	if (vm->serial == NULL || vmm_legacy_init(vm) != 0 || vmm_testdev_init(vm) != 0 ||
+	if (vm->serial == NULL || vmm_legacy_init(vm) != 0 || vmm_acpi_pm_init(vm) != 0 ||
+	    vmm_testdev_init(vm) != 0 ||
 	    vmm_pci_init(vm) != 0)
 		goto fail;
 	if (vm->port_socket != NULL && vmm_virtio_net_init(vm) != 0)
@@ -643,6 +646,7 @@ hv_vm_destroy(struct hv_vm *vm)
 	free(vm->cmdline);
 	free(vm->builtin_image);
 	free(vm->port_socket);
+	free(vm->cpu_mask);
 	pthread_mutex_destroy(&vm->lock);
 	free(vm);
 }

@@ -13,6 +13,7 @@
 
 #include <linux/kvm.h>
 
+#include "cpuid.h"
 #include "e820.h"
 #include "hv_vmm.h"
 
@@ -89,6 +90,7 @@ struct vmm_fd_hook {
 #define VMM_ECAM_BASE 0xb0000000ull     /* bus 0 only: 1 MiB */
 #define VMM_ECAM_SIZE 0x100000ull
 #define VMM_PCI_MMIO_BASE 0xc0000000ull /* BARs are allocated from here */
+#define VMM_PCI_MMIO_END 0xfeafffffu    /* up to the test device (the DSDT's window) */
 #define VMM_HIGH_MEM_BASE 0x100000000ull
 
 /* First GSI handed to MSI routes (0..23 are the IOAPIC's pins). */
@@ -97,7 +99,7 @@ struct vmm_fd_hook {
 
 struct hv_vm {
 	struct hv_vm_config cfg; /* strings below are our own copies */
-	char *name, *kernel, *initrd, *cmdline, *builtin_image, *port_socket;
+	char *name, *kernel, *initrd, *cmdline, *builtin_image, *port_socket, *cpu_mask;
 
 	int kvm_fd;
 	int vm_fd;
@@ -107,7 +109,9 @@ struct hv_vm {
 	uint64_t low_size;  /* RAM at 0 */
 	uint64_t tsc_khz;
 	int vcpu_mmap_size;
-	struct kvm_cpuid2 *cpuid;
+	struct kvm_cpuid2 *cpuid;   /* what KVM supports */
+	struct cpuid_policy cpu_policy; /* ncpus and the masked features */
+	bool soft_cpl0;             /* no VT-x/AMD-V: KVM emulates guest CPL0 */
 	struct vmm_vcpu vcpus[HV_VMM_MAX_CPUS];
 
 	/* Device state is touched by vCPU threads and the event loop: one lock. */
@@ -155,6 +159,7 @@ int vmm_signal_msi(struct hv_vm *vm, uint64_t addr, uint32_t data);
 int vmm_irq_line(struct hv_vm *vm, unsigned int irq, int level);
 
 /* vcpu.c */
+int vmm_cpu_policy_init(struct hv_vm *vm);
 int vmm_vcpu_create(struct hv_vm *vm, unsigned int index);
 int vmm_vcpu_start(struct vmm_vcpu *vcpu);
 void vmm_vcpu_kick_all(struct hv_vm *vm);
@@ -179,6 +184,9 @@ void vmm_serial_free(struct vmm_serial *s);
 
 /* legacy.c: i8042 reset, port 0x80, PCI-unrelated legacy ports */
 int vmm_legacy_init(struct hv_vm *vm);
+
+/* acpi_pm.c: sleep control/status and reset registers, the power button */
+int vmm_acpi_pm_init(struct hv_vm *vm);
 
 /* testdev.c */
 int vmm_testdev_init(struct hv_vm *vm);
