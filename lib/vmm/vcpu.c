@@ -177,6 +177,37 @@ vmm_vcpu_set_long_mode(struct vmm_vcpu *vcpu, uint64_t rip, uint64_t rsp, uint64
 	return 0;
 }
 
+int
+vmm_vcpu_set_protected_mode(struct vmm_vcpu *vcpu, uint32_t eip, uint32_t ebx)
+{
+	struct kvm_sregs sregs;
+	struct kvm_regs regs;
+
+	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) != 0)
+		return vmm_err_errno("KVM_GET_SREGS");
+	/* the PVH ABI: flat 4 GiB 32-bit code and data, CR0.PE only, no paging */
+	seg_flat(&sregs.cs, 0x10, 0xb, false);
+	seg_flat(&sregs.ds, 0x18, 0x3, false);
+	sregs.es = sregs.fs = sregs.gs = sregs.ss = sregs.ds;
+	sregs.gdt.base = VMM_BOOT_GDT;
+	sregs.gdt.limit = 4 * 8 - 1;
+	sregs.idt.base = 0;
+	sregs.idt.limit = 0;
+	sregs.cr0 = 0x10 | 0x1; /* ET PE */
+	sregs.cr3 = 0;
+	sregs.cr4 = 0;
+	sregs.efer = 0;
+	if (ioctl(vcpu->fd, KVM_SET_SREGS, &sregs) != 0)
+		return vmm_err_errno("KVM_SET_SREGS");
+	memset(&regs, 0, sizeof(regs));
+	regs.rip = eip;
+	regs.rbx = ebx;
+	regs.rflags = 0x2;
+	if (ioctl(vcpu->fd, KVM_SET_REGS, &regs) != 0)
+		return vmm_err_errno("KVM_SET_REGS");
+	return 0;
+}
+
 static uint64_t
 vcpu_rip(struct vmm_vcpu *vcpu)
 {

@@ -166,6 +166,8 @@ void vmm_vcpu_kick_all(struct hv_vm *vm);
 void vmm_vcpu_join_all(struct hv_vm *vm);
 int vmm_vcpu_set_long_mode(struct vmm_vcpu *vcpu, uint64_t rip, uint64_t rsp,
 			   uint64_t rsi, bool builtin);
+/* flat 32-bit protected mode, paging off (the PVH entry), EBX = rbx */
+int vmm_vcpu_set_protected_mode(struct vmm_vcpu *vcpu, uint32_t eip, uint32_t ebx);
 
 /* x86_boot.c: identity page tables and a boot GDT in low memory */
 #define VMM_BOOT_GDT 0x500ull

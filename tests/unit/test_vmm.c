@@ -7,6 +7,7 @@
  * read-only capabilities).
  */
 #include <check.h>
+#include <elf.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "acpi.h"
 #include "aml.h"
 #include "cpuid.h"
+#include "pvh.h"
 #include "boot_params.h"
 #include "e820.h"
 #include "msix.h"
@@ -328,6 +330,58 @@ START_TEST(cpuid_normalise)
 	p.nmask = 0;
 	ck_assert_int_eq(cpuid_mask_parse(&p, cpuid_soft_cpl0_mask, bad, sizeof(bad)), 0);
 	ck_assert_ptr_nonnull(cpuid_feature_find("popcnt"));
+}
+END_TEST
+
+/* ---- PVH ---- */
+
+START_TEST(pvh_entry_and_start_info)
+{
+	static uint8_t elf[512];
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)elf;
+	Elf64_Phdr *ph = (Elf64_Phdr *)(elf + sizeof(*eh));
+	uint8_t *note = elf + 256;
+	struct e820_table t = {0};
+	static uint8_t info[512];
+	size_t n;
+
+	memcpy(elf, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_phoff = sizeof(*eh);
+	eh->e_phentsize = sizeof(Elf64_Phdr);
+	eh->e_phnum = 2;
+	ph[0].p_type = PT_LOAD;
+	ph[1].p_type = PT_NOTE;
+	ph[1].p_offset = 256;
+	/* an unrelated note first ("GNU", type 3, 5 bytes of desc), then Xen's 18 */
+	memcpy(note, "\x04\0\0\0\x05\0\0\0\x03\0\0\0GNU\0abcde\0\0\0", 24);
+	memcpy(note + 24, "\x04\0\0\0\x04\0\0\0\x12\0\0\0Xen\0\x40\x03\x00\x01", 20);
+	ph[1].p_filesz = 44;
+	ck_assert_uint_eq(pvh_find_entry(elf, sizeof(elf)), 0x1000340);
+	/* a truncated note is not read past its segment */
+	ph[1].p_filesz = 40;
+	ck_assert_uint_eq(pvh_find_entry(elf, sizeof(elf)), 0);
+	ph[1].p_filesz = 44;
+	ck_assert_uint_eq(pvh_find_entry(elf, 200), 0); /* the segment is outside the file */
+	note[24 + 8] = 17;                              /* another Xen note type */
+	ck_assert_uint_eq(pvh_find_entry(elf, sizeof(elf)), 0);
+
+	ck_assert_int_eq(e820_build(&t, 128ull << 20, 0, 0xb0000000, 0x100000), 0);
+	n = pvh_build_start_info(info, sizeof(info), 0x6000, 0x20000, 0xf1000, 0x7000000, 12345, &t);
+	ck_assert_uint_eq(n, 56 + 32 + t.n * 24);
+	ck_assert_uint_eq(le32(info), 0x336ec578);
+	ck_assert_uint_eq(le32(info + 4), 1);
+	ck_assert_uint_eq(le32(info + 12), 1);            /* one module: the initrd */
+	ck_assert_uint_eq(le32(info + 16), 0x6000 + 56);  /* modlist_paddr */
+	ck_assert_uint_eq(le32(info + 56), 0x7000000);
+	ck_assert_uint_eq(le32(info + 64), 12345);
+	ck_assert_uint_eq(le32(info + 24), 0x20000);      /* cmdline */
+	ck_assert_uint_eq(le32(info + 32), 0xf1000);      /* rsdp */
+	ck_assert_uint_eq(le32(info + 40), 0x6000 + 88);  /* memmap_paddr */
+	ck_assert_uint_eq(le32(info + 48), t.n);
+	ck_assert_uint_eq(le32(info + 88 + 8), 0x9fc00);  /* first entry: low RAM */
+	ck_assert_uint_eq(le32(info + 88 + 16), 1);
+	ck_assert_uint_eq(pvh_build_start_info(info, 60, 0x6000, 0, 0, 0, 0, &t), 0);
 }
 END_TEST
 
@@ -843,6 +897,7 @@ vmm_suite(void)
 	tcase_add_test(tc, acpi_tables);
 	tcase_add_test(tc, aml_pkglength);
 	tcase_add_test(tc, cpuid_normalise);
+	tcase_add_test(tc, pvh_entry_and_start_info);
 	suite_add_tcase(s, tc);
 	return s;
 }
