@@ -30,7 +30,7 @@ static const char guest_usage[] =
 	"       hvctl guest show NAME\n"
 	"       hvctl guest stats NAME        KVM statistics per vCPU\n"
 	"       hvctl guest console NAME [--no-follow]\n"
-	"       hvctl guest stop NAME\n"
+	"       hvctl guest stop NAME [--force] [--timeout S]\n"
 	"\n"
 	"KVM guests whose virtio-net rings hvswitch serves. Each runs as its own\n"
 	"process ('hvctl guest run'); 'start' detaches it, with its control socket\n"
@@ -56,25 +56,33 @@ now_ms(void)
 
 /* One request to guest NAME's VMM; -1 (printed) when it does not answer. */
 static int
-guest_call(const char *name, const char *cmd, cJSON **result)
+guest_call_args(const char *name, const char *cmd, cJSON *args, cJSON **result)
 {
 	char path[256], err[512];
 	int fd, rc;
 
 	if (hvctl_guest_socket_path(hvctl_guest_run_dir(), name, path, sizeof(path)) != 0) {
 		hvctl_err("guest %s: name too long", name);
+		cJSON_Delete(args);
 		return -1;
 	}
 	fd = hv_ctl_connect(path, err, sizeof(err));
 	if (fd < 0) {
 		hvctl_err("no guest %s (%s)", name, errno == ENOENT ? "not running" : err);
+		cJSON_Delete(args);
 		return -1;
 	}
-	rc = hv_ctl_call(fd, cmd, NULL, result, err, sizeof(err));
+	rc = hv_ctl_call(fd, cmd, args, result, err, sizeof(err));
 	close(fd);
 	if (rc != 0)
 		hvctl_err("guest %s: %s", name, err);
 	return rc;
+}
+
+static int
+guest_call(const char *name, const char *cmd, cJSON **result)
+{
+	return guest_call_args(name, cmd, NULL, result);
 }
 
 static bool
@@ -284,20 +292,66 @@ cmd_list(struct hvctl *h, int argc, char **argv)
 	return 0;
 }
 
+static bool
+wait_gone(const char *name, uint64_t ms)
+{
+	uint64_t deadline;
+
+	for (deadline = now_ms() + ms; now_ms() < deadline; usleep(20000))
+		if (!guest_alive(name))
+			return true;
+	return false;
+}
+
+/* hvctl guest stop NAME [--force] [--timeout S]: the ACPI power button
+ * first (a Linux guest powers off), the VM stopped after S seconds (default
+ * 10) if it still runs; --force stops it at once. The built-in guest has no
+ * power button: it is stopped at once. */
 static int
 cmd_stop(struct hvctl *h, int argc, char **argv)
 {
-	const char *name = one_name("stop", argc, argv);
-	uint64_t deadline;
+	const char *name = argc >= 2 && argv[1][0] != '-' ? argv[1] : NULL;
+	unsigned long long timeout_s = 10;
+	bool force = false, pressed = false;
+	cJSON *args, *r = NULL;
+	int i;
 
 	(void)h;
-	if (name == NULL || guest_call(name, "guest.stop", NULL) != 0)
+	for (i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--force") == 0) {
+			force = true;
+		} else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
+			if (hvctl_parse_uint(argv[++i], 0, 3600, &timeout_s) != 0)
+				return hvctl_usage_err("guest", "guest stop: --timeout: 0..3600 seconds");
+		} else {
+			name = NULL;
+			break;
+		}
+	}
+	if (name == NULL)
+		return hvctl_usage_err("guest", "guest stop: NAME [--force] [--timeout S]");
+	args = cJSON_CreateObject();
+	cJSON_AddBoolToObject(args, "force", force);
+	if (guest_call_args(name, "guest.stop", args, &r) != 0) /* args consumed */
 		return 1;
-	for (deadline = now_ms() + 10000; now_ms() < deadline; usleep(20000))
-		if (!guest_alive(name)) {
-			printf("guest %s stopped\n", name);
+	pressed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "power_button"));
+	cJSON_Delete(r);
+	if (pressed) {
+		if (wait_gone(name, timeout_s * 1000)) {
+			printf("guest %s powered off\n", name);
 			return 0;
 		}
+		hvctl_err("guest %s: no power off %llu s after the power button: stopping it",
+			  name, timeout_s);
+		args = cJSON_CreateObject();
+		cJSON_AddBoolToObject(args, "force", true);
+		if (guest_call_args(name, "guest.stop", args, NULL) != 0)
+			return wait_gone(name, 1000) ? 0 : 1;
+	}
+	if (wait_gone(name, 10000)) {
+		printf("guest %s stopped\n", name);
+		return 0;
+	}
 	hvctl_err("guest %s: still running 10 s after the stop request", name);
 	return 1;
 }

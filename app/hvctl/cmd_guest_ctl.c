@@ -88,16 +88,27 @@ cmd_stats(void *opaque, const cJSON *args, cJSON **result, char *err, size_t err
 	return 0;
 }
 
+/* {"force": bool}: without force, a Linux guest gets the ACPI power button
+ * ({"power_button": true}: the client waits, then forces); the built-in
+ * guest, which has no ACPI, is stopped at once. */
 static int
 cmd_stop(void *opaque, const cJSON *args, cJSON **result, char *err, size_t errlen)
 {
+	static const char *const allowed[] = {"force", NULL};
 	struct guest_ctl *c = opaque;
+	bool force = false, button;
+	cJSON *r;
 
-	(void)args;
-	(void)result;
-	(void)err;
-	(void)errlen;
-	hv_vm_request_stop(c->vm, "stopped (hvctl guest stop)");
+	if (hv_ctl_args_check(args, "guest.stop", allowed, err, errlen) != 0 ||
+	    hv_ctl_arg_bool(args, "guest.stop", "force", false, &force, err, errlen) < 0)
+		return -1;
+	button = !force && strcmp(c->cfg->kernel, HV_VMM_BUILTIN_KERNEL) != 0 &&
+		 hv_vm_power_button(c->vm) == 0;
+	if (!button)
+		hv_vm_request_stop(c->vm, "stopped (hvctl guest stop)");
+	r = cJSON_CreateObject();
+	cJSON_AddBoolToObject(r, "power_button", button);
+	*result = r;
 	return 0;
 }
 
@@ -125,7 +136,9 @@ static const struct hv_ctl_cmd guest_cmds[] = {
 	 HV_CTL_WRITE},
 	{"guest.show", cmd_show, "the guest's configuration and NIC state", HV_CTL_READ},
 	{"guest.stats", cmd_stats, "KVM's binary statistics of each vCPU", HV_CTL_READ},
-	{"guest.stop", cmd_stop, "stop the guest", HV_CTL_WRITE},
+	{"guest.stop", cmd_stop,
+	 "{\"force\": BOOL}: press the power button (Linux), or stop the guest",
+	 HV_CTL_WRITE},
 	{NULL, NULL, NULL, 0},
 };
 
