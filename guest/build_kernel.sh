@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Build the guest kernel (`ninja -C build guest-kernel`): Debian's
-# linux-source-6.1 unpacked under OUT/src, `make tinyconfig`, the fragment
-# guest/kernel.config merged on top, then bzImage. Writes OUT/bzImage and
+# linux-source-6.1 unpacked under OUT/src with guest/patches/*.patch applied,
+# `make tinyconfig`, the fragment guest/kernel.config merged on top, then
+# bzImage. Writes OUT/bzImage and
 # OUT/vmlinux (the ELF, bootable through its PVH entry). Nothing is cached
 # outside OUT; a rebuild reuses OUT/src and the objects there.
 #
@@ -20,12 +21,19 @@ for t in make gcc flex bison bc; do
 	command -v "$t" >/dev/null || { echo "build_kernel: $t missing (tests/deps.sh)" >&2; exit 1; }
 done
 src=$out/src/$(basename "$tarball" | sed 's/\.tar\..*//')
-if [ ! -f "$src/Makefile" ] || [ "$tarball" -nt "$src/Makefile" ]; then
-	rm -rf "$out/src"
+patches=$(dirname "$frag")/patches
+stamp=$( { stat -c '%n %s %Y' "$tarball"; cat "$patches"/*.patch 2>/dev/null; } | sha256sum | cut -c1-64)
+if [ "$(cat "$out/src.stamp" 2>/dev/null)" != "$stamp" ]; then
+	rm -rf "$out/src" "$out/obj"
 	mkdir -p "$out/src"
 	echo "build_kernel: unpacking $tarball" >&2
 	tar -C "$out/src" -xf "$tarball"
-	touch "$src/Makefile"
+	for p in "$patches"/*.patch; do
+		[ -f "$p" ] || continue
+		echo "build_kernel: applying $(basename "$p")" >&2
+		patch -s -d "$src" -p1 <"$p"
+	done
+	echo "$stamp" >"$out/src.stamp"
 fi
 obj=$out/obj
 mkdir -p "$obj"

@@ -326,6 +326,10 @@ vcpu_thread(void *arg)
 			if (errno == EINTR || errno == EAGAIN) {
 				vcpu->run->immediate_exit = 0;
 				vcpu_count(vcpu, VMM_EXIT_INTR);
+				if (__atomic_load_n(&vcpu->rip_wanted, __ATOMIC_ACQUIRE)) {
+					__atomic_store_n(&vcpu->rip, vcpu_rip(vcpu), __ATOMIC_RELAXED);
+					__atomic_store_n(&vcpu->rip_wanted, 0, __ATOMIC_RELEASE);
+				}
 				continue;
 			}
 			vcpu_stop(vcpu, "KVM_RUN on vCPU %u: %s", vcpu->index, strerror(errno));
@@ -410,6 +414,27 @@ vmm_vcpu_join_all(struct hv_vm *vm)
 
 /* ---- statistics ---- */
 
+/* Where the guest is: the vCPU thread reads its RIP when kicked out of
+ * KVM_RUN (a vCPU ioctl from here would wait for KVM_RUN to return). Waits
+ * 50 ms at most; false without a sample. */
+static bool
+vcpu_sample_rip(struct vmm_vcpu *vcpu)
+{
+	unsigned int i;
+
+	if (!vcpu->started)
+		return false;
+	__atomic_store_n(&vcpu->rip_wanted, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&vcpu->run->immediate_exit, 1, __ATOMIC_RELEASE);
+	pthread_kill(vcpu->thread, VCPU_KICK_SIGNAL);
+	for (i = 0; i < 50; i++) {
+		if (!__atomic_load_n(&vcpu->rip_wanted, __ATOMIC_ACQUIRE))
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
 static const char *const vmm_exit_names[VMM_EXIT_KINDS] = {
 	"vmm_io_exits", "vmm_mmio_exits", "vmm_intr_exits", "vmm_other_exits",
 };
@@ -457,6 +482,11 @@ hv_vm_vcpu_stats(struct hv_vm *vm, unsigned int cpu, struct hv_vm_stat *out,
 	for (i = 0; i < VMM_EXIT_KINDS && n < max; i++, n++) {
 		snprintf(out[n].name, sizeof(out[n].name), "%s", vmm_exit_names[i]);
 		out[n].value = __atomic_load_n(&vcpu->exits[i], __ATOMIC_RELAXED);
+	}
+	if (n < max && vcpu_sample_rip(vcpu)) {
+		snprintf(out[n].name, sizeof(out[n].name), "rip");
+		out[n].value = __atomic_load_n(&vcpu->rip, __ATOMIC_RELAXED);
+		n++;
 	}
 	return (int)n;
 }

@@ -69,6 +69,8 @@ struct vmm_vcpu {
 	pthread_t thread;
 	bool started;
 	uint64_t exits[VMM_EXIT_KINDS]; /* KVM_RUN returns by kind (relaxed atomics) */
+	int rip_wanted;   /* set by a reader, cleared by the vCPU thread after sampling */
+	uint64_t rip;     /* the guest RIP of the last sample (hv_vm_vcpu_stats) */
 };
 
 /* ---- devices ---- */
