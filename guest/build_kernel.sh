@@ -59,7 +59,7 @@ if [ ! -f "$obj/.config" ] || [ "$frag" -nt "$obj/.config" ] || [ "$src/Makefile
 	done <"$frag"
 	[ $missing = 0 ] || { rm -f "$obj/.config"; exit 1; }
 fi
-nice make -s -C "$src" O="$obj" -j"$jobs" KBUILD_BUILD_TIMESTAMP="hvswitch guest" \
+nice make -s -C "$src" O="$obj" -j"$jobs" \
 	KBUILD_BUILD_USER=hvswitch KBUILD_BUILD_HOST=guest bzImage
 cp "$obj/arch/x86/boot/bzImage" "$out/bzImage.tmp" && mv "$out/bzImage.tmp" "$out/bzImage"
 cp "$obj/vmlinux" "$out/vmlinux.tmp" && mv "$out/vmlinux.tmp" "$out/vmlinux"

@@ -356,6 +356,37 @@ cmd_stop(struct hvctl *h, int argc, char **argv)
 	return 1;
 }
 
+/* The NIC's queues (guest.queues): one row each, after the vCPUs. */
+static void
+print_queues(const cJSON *queues)
+{
+	static const char *const keys[] = {"queue", "role", "size", "enabled", "vector",
+					   "avail_idx", "used_idx"};
+	enum { NK = sizeof(keys) / sizeof(keys[0]) };
+	struct hvctl_col cols[NK];
+	struct hvctl_table *t;
+	const cJSON *q;
+	unsigned int i;
+
+	if (cJSON_GetArraySize(queues) == 0)
+		return;
+	for (i = 0; i < NK; i++)
+		cols[i] = (struct hvctl_col){keys[i], i == 1 ? HVCTL_LEFT : HVCTL_RIGHT};
+	t = hvctl_table_new(cols, NK);
+	cJSON_ArrayForEach(q, queues)
+	{
+		char b[NK][32];
+		const char *cells[NK];
+
+		for (i = 0; i < NK; i++)
+			cells[i] = hvctl_cell(cJSON_GetObjectItemCaseSensitive(q, keys[i]), b[i], 32);
+		hvctl_table_add(t, cells);
+	}
+	printf("\n");
+	hvctl_table_print(t, stdout);
+	hvctl_table_free(t);
+}
+
 static int
 cmd_stats(struct hvctl *h, int argc, char **argv)
 {
@@ -369,14 +400,22 @@ cmd_stats(struct hvctl *h, int argc, char **argv)
 	const char *name = one_name("stats", argc, argv);
 	struct hvctl_table *t;
 	const cJSON *cpu;
-	cJSON *r;
+	cJSON *r, *queues;
 	unsigned int i;
 
 	if (name == NULL || guest_call(name, "guest.stats", &r) != 0)
 		return 1;
-	if (h->json) {
-		hvctl_print_json(stdout, r);
+	if (guest_call(name, "guest.queues", &queues) != 0) {
 		cJSON_Delete(r);
+		return 1;
+	}
+	if (h->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddItemToObject(o, "vcpus", r);
+		cJSON_AddItemToObject(o, "queues", queues);
+		hvctl_print_json(stdout, o);
+		cJSON_Delete(o);
 		return 0;
 	}
 	cols[0] = (struct hvctl_col){"VCPU", HVCTL_RIGHT};
@@ -397,6 +436,8 @@ cmd_stats(struct hvctl *h, int argc, char **argv)
 	hvctl_table_print(t, stdout);
 	hvctl_table_free(t);
 	cJSON_Delete(r);
+	print_queues(queues);
+	cJSON_Delete(queues);
 	return 0;
 }
 

@@ -80,8 +80,17 @@ cmd_stats(void *opaque, const cJSON *args, cJSON **result, char *err, size_t err
 			return -1;
 		}
 		cJSON_AddNumberToObject(o, "vcpu", cpu);
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
+			char hex[24];
+
+			/* an address does not fit a JSON number (a double) */
+			if (strcmp(s[i].name, "rip") == 0) {
+				snprintf(hex, sizeof(hex), "0x%" PRIx64, s[i].value);
+				cJSON_AddStringToObject(o, s[i].name, hex);
+				continue;
+			}
 			cJSON_AddNumberToObject(o, s[i].name, (double)s[i].value);
+		}
 		cJSON_AddItemToArray(arr, o);
 	}
 	*result = arr;
@@ -112,6 +121,34 @@ cmd_stop(void *opaque, const cJSON *args, cJSON **result, char *err, size_t errl
 	return 0;
 }
 
+/* The NIC's queues: set-up and ring indices (packets mod 2^16). */
+static int
+cmd_queues(void *opaque, const cJSON *args, cJSON **result, char *err, size_t errlen)
+{
+	struct guest_ctl *c = opaque;
+	struct hv_vm_queue_stats st;
+	cJSON *arr = cJSON_CreateArray();
+	unsigned int q;
+
+	(void)args;
+	(void)err;
+	(void)errlen;
+	for (q = 0; hv_vm_net_queue_stats(c->vm, q, &st) == 0; q++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(o, "queue", q);
+		cJSON_AddStringToObject(o, "role", q % 2 ? "tx" : "rx");
+		cJSON_AddNumberToObject(o, "size", st.size);
+		cJSON_AddBoolToObject(o, "enabled", st.enabled);
+		cJSON_AddNumberToObject(o, "vector", st.vector);
+		cJSON_AddNumberToObject(o, "avail_idx", st.avail_idx);
+		cJSON_AddNumberToObject(o, "used_idx", st.used_idx);
+		cJSON_AddItemToArray(arr, o);
+	}
+	*result = arr;
+	return 0;
+}
+
 static int
 cmd_console_input(void *opaque, const cJSON *args, cJSON **result, char *err, size_t errlen)
 {
@@ -136,6 +173,8 @@ static const struct hv_ctl_cmd guest_cmds[] = {
 	 HV_CTL_WRITE},
 	{"guest.show", cmd_show, "the guest's configuration and NIC state", HV_CTL_READ},
 	{"guest.stats", cmd_stats, "KVM's binary statistics of each vCPU", HV_CTL_READ},
+	{"guest.queues", cmd_queues, "the NIC's virtqueues: set-up and ring indices",
+	 HV_CTL_READ},
 	{"guest.stop", cmd_stop,
 	 "{\"force\": BOOL}: press the power button (Linux), or stop the guest",
 	 HV_CTL_WRITE},

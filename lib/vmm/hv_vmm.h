@@ -141,6 +141,22 @@ void hv_vm_net_mac(const struct hv_vm *vm, uint8_t mac[6]);
 /** Times the NIC reconnected to the switch. */
 unsigned int hv_vm_net_reconnects(const struct hv_vm *vm);
 
+/** One virtqueue of the NIC as the guest set it up. */
+struct hv_vm_queue_stats {
+	uint16_t size;      /**< entries, 0: not set up */
+	uint16_t vector;    /**< MSI-X vector (0xffff: none) */
+	bool enabled;
+	uint16_t avail_idx; /**< buffers the driver made available (mod 2^16) */
+	uint16_t used_idx;  /**< buffers the switch used: packets (mod 2^16) */
+};
+
+/**
+ * Read queue q of the NIC (0: receive, 1: transmit): its set-up and its
+ * ring indices, from guest memory. Any thread.
+ * @return 0, or -1 when there is no NIC or no such queue
+ */
+int hv_vm_net_queue_stats(struct hv_vm *vm, unsigned int q, struct hv_vm_queue_stats *st);
+
 /** Derive a locally administered MAC (52:54:00:xx:xx:xx) from a name. */
 void hv_vmm_mac_from_name(const char *name, uint8_t mac[6]);
 

@@ -442,3 +442,28 @@ hv_vm_net_reconnects(const struct hv_vm *vm)
 {
 	return vm->net ? vm->net->reconnects : 0;
 }
+
+int
+hv_vm_net_queue_stats(struct hv_vm *vm, unsigned int q, struct hv_vm_queue_stats *st)
+{
+	const struct vmm_virtio_queue *vq;
+	const uint8_t *avail, *used;
+
+	if (vm->net == NULL || q >= NET_QUEUES)
+		return -1;
+	vq = &vm->net->vp.q[q];
+	memset(st, 0, sizeof(*st));
+	st->size = vq->size;
+	st->vector = vq->vector;
+	st->enabled = vq->enabled;
+	pthread_mutex_lock(&vm->lock);
+	/* the rings' idx fields; guest memory, so only a snapshot */
+	avail = vq->enabled ? vmm_gpa_to_hva(vm, vq->avail + 2, 2) : NULL;
+	used = vq->enabled ? vmm_gpa_to_hva(vm, vq->used + 2, 2) : NULL;
+	if (avail)
+		st->avail_idx = __atomic_load_n((const uint16_t *)avail, __ATOMIC_RELAXED);
+	if (used)
+		st->used_idx = __atomic_load_n((const uint16_t *)used, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&vm->lock);
+	return 0;
+}

@@ -44,7 +44,7 @@ print(json.loads(s.makefile().readline())["result"]["queued"])' "$HV_GUEST_RUN_D
 }
 
 sw_start
-common="console=ttyS0 quiet loglevel=4 hv.count=20 hv.interval=0.2 hv.hold=1 hv.tcp_kb=1024"
+common="console=ttyS0 hv.count=20 hv.interval=0.2 hv.hold=1 hv.tcp_kb=1024"
 # the boot parameters of guest/kernel.config's comment (doc/vmm.rst)
 common="$common $(cat "$(dirname "$0")/../../guest/cmdline")"
 g start l1 --kernel "$kernel" --initrd "$initrd" --memory 128M --port vm0 --switch-dir "$run" \
