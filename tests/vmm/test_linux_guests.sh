@@ -28,6 +28,20 @@ stop_all() { g stop l1 --force >/dev/null 2>&1; g stop l2 --force >/dev/null 2>&
 trap 'stop_all; cleanup' EXIT
 t0=$(date +%s)
 left() { echo $((limit - ($(date +%s) - t0))); }
+# wait_con GUEST REGEX: until the console shows REGEX; a panic or a stopped
+# VM (KVM internal error, triple fault) fails at once
+wait_con() {
+	local log=$HV_GUEST_RUN_DIR/$1.log end=$(($(date +%s) + $(left)))
+	while [ "$(date +%s)" -lt "$end" ]; do
+		grep -Eq "$2" "$log" 2>/dev/null && return 0
+		if grep -Eq "Kernel panic|hvctl: guest $1 stopped" "$log" 2>/dev/null; then
+			grep -E "Kernel panic|segfault|stopped:" "$log" >&2
+			return 1
+		fi
+		sleep 0.2
+	done
+	return 1
+}
 
 # the field NAME of vCPU 0 in `hvctl --json guest stats GUEST`
 stat0() {
@@ -56,10 +70,9 @@ l2=$HV_GUEST_RUN_DIR/l2.log
 vmm_pid() { "$HVCTL" --json guest show "$1" | tr -d ' \t\n' | sed -n 's/.*"pid":\([0-9]*\).*/\1/p'; }
 
 for g in l1 l2; do
-	log=$HV_GUEST_RUN_DIR/$g.log
-	wait_line "$log" "pci 0000:00:01.0: \[1af4:1041\]" "$(left)" || fail "$g: the NIC was not enumerated"
-	wait_line "$log" "HVTEST BOOT " "$(left)" || fail "$g: no userspace"
-	wait_line "$log" "HVTEST LINK state=up" "$(left)" || fail "$g: eth0 not up"
+	wait_con $g "pci 0000:00:01.0: \[1af4:1041\]" || fail "$g: the NIC was not enumerated"
+	wait_con $g "HVTEST BOOT " || fail "$g: no userspace"
+	wait_con $g "HVTEST LINK state=up" || fail "$g: eth0 not up"
 done
 for g in l1 l2; do
 	log=$HV_GUEST_RUN_DIR/$g.log
@@ -70,18 +83,18 @@ for g in l1 l2; do
 done
 
 # the TCP window: the sender prints its hash, then sends; sample in between
-wait_line "$l1" "HVTEST TCP send bytes=" "$(left)" || fail "l1: no TCP send"
+wait_con l1 "HVTEST TCP send bytes=" || fail "l1: no TCP send"
 mmio0=$(stat0 l1 vmm_mmio_exits); io0=$(stat0 l1 vmm_io_exits); inj0=$(stat0 l1 irq_injections)
 mmio0b=$(stat0 l2 vmm_mmio_exits); io0b=$(stat0 l2 vmm_io_exits); inj0b=$(stat0 l2 irq_injections)
-wait_line "$l2" "HVTEST TCP recv bytes=" "$(left)" || fail "l2: nothing received"
-wait_line "$l1" "HVTEST TCP sent tries=" "$(left)" || fail "l1: send did not finish"
+wait_con l2 "HVTEST TCP recv bytes=" || fail "l2: nothing received"
+wait_con l1 "HVTEST TCP sent tries=" || fail "l1: send did not finish"
 mmio1=$(stat0 l1 vmm_mmio_exits); io1=$(stat0 l1 vmm_io_exits); inj1=$(stat0 l1 irq_injections)
 mmio1b=$(stat0 l2 vmm_mmio_exits); io1b=$(stat0 l2 vmm_io_exits); inj1b=$(stat0 l2 irq_injections)
 echo "TCP window l1: mmio_exits +$((mmio1 - mmio0)) io_exits +$((io1 - io0)) irq_injections +$((inj1 - inj0))"
 echo "TCP window l2: mmio_exits +$((mmio1b - mmio0b)) io_exits +$((io1b - io0b)) irq_injections +$((inj1b - inj0b))"
 
 for g in l1 l2; do
-	wait_line "$HV_GUEST_RUN_DIR/$g.log" "HVTEST HOLD" "$(left)" || fail "$g: did not finish"
+	wait_con $g "HVTEST HOLD" || fail "$g: did not finish"
 done
 tr -d '\r' <"$l1" >"$run/c1.txt"
 tr -d '\r' <"$l2" >"$run/c2.txt"
