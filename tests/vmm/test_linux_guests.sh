@@ -107,9 +107,11 @@ got=$(sed -n 's/.*HVTEST TCP recv bytes=1048576 sha256=\([0-9a-f]*\).*/\1/p' "$r
 grep -q "HVTEST TCP csum_errors=0" "$run/c1.txt" || fail "l1: TCP checksum errors"
 grep -q "HVTEST TCP csum_errors=0" "$run/c2.txt" || fail "l2: TCP checksum errors"
 # the data path made no MMIO exit to the VMM, and port I/O exits only for the
-# console line printed in the window (a UART byte costs a few exits)
+# console lines printed in the window (a UART byte costs ~10 exits: the
+# 8250 driver polls LSR around each THR write), not per packet: 1 MiB is ~730
+# segments, each with kicks and interrupts
 [ "$((mmio1 - mmio0))" -eq 0 ] && [ "$((mmio1b - mmio0b))" -eq 0 ] || fail "MMIO exits to userspace during TCP"
-[ "$((io1 - io0))" -lt 400 ] && [ "$((io1b - io0b))" -lt 400 ] || fail "port I/O exits during TCP"
+[ "$((io1 - io0))" -lt 2000 ] && [ "$((io1b - io0b))" -lt 2000 ] || fail "port I/O exits during TCP"
 [ "$((inj1b - inj0b))" -gt 100 ] || fail "l2: no interrupts during TCP"
 "$HVCTL" guest stats l1
 "$HVCTL" guest show l1
