@@ -31,7 +31,7 @@ static const char guest_usage[] =
 	"       hvctl guest show NAME\n"
 	"       hvctl guest stats NAME        KVM statistics per vCPU\n"
 	"       hvctl guest console NAME [--no-follow]\n"
-	"       hvctl guest stop NAME\n"
+	"       hvctl guest stop NAME [--force] [--timeout S]\n"
 	"\n"
 	"KVM guests whose virtio-net rings hvswitch serves. Each runs as its own\n"
 	"process ('hvctl guest run'); 'start' detaches it, with its control socket\n"
@@ -57,25 +57,33 @@ now_ms(void)
 
 /* One request to guest NAME's VMM; -1 (printed) when it does not answer. */
 static int
-guest_call(const char *name, const char *cmd, cJSON **result)
+guest_call_args(const char *name, const char *cmd, cJSON *args, cJSON **result)
 {
 	char path[256], err[512];
 	int fd, rc;
 
 	if (hvctl_guest_socket_path(hvctl_guest_run_dir(), name, path, sizeof(path)) != 0) {
 		hvctl_err("guest %s: name too long", name);
+		cJSON_Delete(args);
 		return -1;
 	}
 	fd = hv_ctl_connect(path, err, sizeof(err));
 	if (fd < 0) {
 		hvctl_err("no guest %s (%s)", name, errno == ENOENT ? "not running" : err);
+		cJSON_Delete(args);
 		return -1;
 	}
-	rc = hv_ctl_call(fd, cmd, NULL, result, err, sizeof(err));
+	rc = hv_ctl_call(fd, cmd, args, result, err, sizeof(err));
 	close(fd);
 	if (rc != 0)
 		hvctl_err("guest %s: %s", name, err);
 	return rc;
+}
+
+static int
+guest_call(const char *name, const char *cmd, cJSON **result)
+{
+	return guest_call_args(name, cmd, NULL, result);
 }
 
 static bool
@@ -231,7 +239,7 @@ static int
 cmd_list(struct hvctl *h, int argc, char **argv)
 {
 	static const struct hvctl_col cols[] = {
-		{"NAME", HVCTL_LEFT}, {"PID", HVCTL_RIGHT}, {"STATE", HVCTL_LEFT},
+		{"NAME", HVCTL_LEFT},   {"PID", HVCTL_RIGHT},     {"STATE", HVCTL_LEFT},
 		{"VCPUS", HVCTL_RIGHT}, {"MEM_MIB", HVCTL_RIGHT}, {"NET", HVCTL_LEFT},
 		{"MAC", HVCTL_LEFT},
 	};
@@ -285,45 +293,136 @@ cmd_list(struct hvctl *h, int argc, char **argv)
 	return 0;
 }
 
+static bool
+wait_gone(const char *name, uint64_t ms)
+{
+	uint64_t deadline;
+
+	for (deadline = now_ms() + ms; now_ms() < deadline; usleep(20000))
+		if (!guest_alive(name))
+			return true;
+	return false;
+}
+
+/* hvctl guest stop NAME [--force] [--timeout S]: the ACPI power button
+ * first (a Linux guest powers off), the VM stopped after S seconds (default
+ * 10) if it still runs; --force stops it at once. The built-in guest has no
+ * power button: it is stopped at once. */
 static int
 cmd_stop(struct hvctl *h, int argc, char **argv)
 {
-	const char *name = one_name("stop", argc, argv);
-	uint64_t deadline;
+	const char *name = argc >= 2 && argv[1][0] != '-' ? argv[1] : NULL;
+	unsigned long long timeout_s = 10;
+	bool force = false, pressed = false;
+	cJSON *args, *r = NULL;
+	int i;
 
 	(void)h;
-	if (name == NULL || guest_call(name, HV_CTL_CMD(GUEST_STOP), NULL) != 0)
+	for (i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--force") == 0) {
+			force = true;
+		} else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
+			if (hvctl_parse_uint(argv[++i], 0, 3600, &timeout_s) != 0)
+				return hvctl_usage_err("guest",
+						       "guest stop: --timeout: 0..3600 seconds");
+		} else {
+			name = NULL;
+			break;
+		}
+	}
+	if (name == NULL)
+		return hvctl_usage_err("guest", "guest stop: NAME [--force] [--timeout S]");
+	args = cJSON_CreateObject();
+	cJSON_AddBoolToObject(args, HV_CTL_KEY(FORCE), force);
+	if (guest_call_args(name, HV_CTL_CMD(GUEST_STOP), args, &r) != 0) /* args consumed */
 		return 1;
-	for (deadline = now_ms() + 10000; now_ms() < deadline; usleep(20000))
-		if (!guest_alive(name)) {
-			printf("guest %s stopped\n", name);
+	pressed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "power_button"));
+	cJSON_Delete(r);
+	if (pressed) {
+		if (wait_gone(name, timeout_s * 1000)) {
+			printf("guest %s powered off\n", name);
 			return 0;
 		}
+		hvctl_err("guest %s: no power off %llu s after the power button: stopping it", name,
+			  timeout_s);
+		args = cJSON_CreateObject();
+		cJSON_AddBoolToObject(args, HV_CTL_KEY(FORCE), true);
+		if (guest_call_args(name, HV_CTL_CMD(GUEST_STOP), args, NULL) != 0)
+			return wait_gone(name, 1000) ? 0 : 1;
+	}
+	if (wait_gone(name, 10000)) {
+		printf("guest %s stopped\n", name);
+		return 0;
+	}
 	hvctl_err("guest %s: still running 10 s after the stop request", name);
 	return 1;
+}
+
+/* The NIC's queues (guest.queues): one row each, after the vCPUs. */
+static void
+print_queues(const cJSON *queues)
+{
+	static const char *const keys[] = {"queue",  "role",      "size",    "enabled",
+					   "vector", "avail_idx", "used_idx"};
+	enum {
+		NK = sizeof(keys) / sizeof(keys[0])
+	};
+	struct hvctl_col cols[NK];
+	struct hvctl_table *t;
+	const cJSON *q;
+	unsigned int i;
+
+	if (cJSON_GetArraySize(queues) == 0)
+		return;
+	for (i = 0; i < NK; i++)
+		cols[i] = (struct hvctl_col){keys[i], i == 1 ? HVCTL_LEFT : HVCTL_RIGHT};
+	t = hvctl_table_new(cols, NK);
+	cJSON_ArrayForEach(q, queues)
+	{
+		char b[NK][32];
+		const char *cells[NK];
+
+		for (i = 0; i < NK; i++)
+			cells[i] =
+				hvctl_cell(cJSON_GetObjectItemCaseSensitive(q, keys[i]), b[i], 32);
+		hvctl_table_add(t, cells);
+	}
+	printf("\n");
+	hvctl_table_print(t, stdout);
+	hvctl_table_free(t);
 }
 
 static int
 cmd_stats(struct hvctl *h, int argc, char **argv)
 {
 	static const char *const keys[] = {
-		"exits", "io_exits", "mmio_exits", "irq_exits", "irq_injections", "halt_exits",
-		"halt_successful_poll", "halt_attempted_poll", "halt_wakeup", "insn_emulation",
-		"vmm_io_exits", "vmm_mmio_exits",
+		"exits",          "io_exits",       "mmio_exits",           "irq_exits",
+		"irq_injections", "halt_exits",     "halt_successful_poll", "halt_attempted_poll",
+		"halt_wakeup",    "insn_emulation", "vmm_io_exits",         "vmm_mmio_exits",
 	};
-	enum { NK = sizeof(keys) / sizeof(keys[0]) };
+	enum {
+		NK = sizeof(keys) / sizeof(keys[0])
+	};
 	struct hvctl_col cols[NK + 1];
 	const char *name = one_name("stats", argc, argv);
 	struct hvctl_table *t;
 	const cJSON *cpu;
-	cJSON *r;
+	cJSON *r, *queues;
 	unsigned int i;
 
 	if (name == NULL || guest_call(name, HV_CTL_CMD(GUEST_STATS), &r) != 0)
 		return 1;
-	if (h->json) {
-		hvctl_print_json(stdout, r);
+	if (guest_call(name, HV_CTL_CMD(GUEST_QUEUES), &queues) != 0) {
 		cJSON_Delete(r);
+		return 1;
+	}
+	if (h->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddItemToObject(o, "vcpus", r);
+		cJSON_AddItemToObject(o, "queues", queues);
+		hvctl_print_json(stdout, o);
+		cJSON_Delete(o);
 		return 0;
 	}
 	cols[0] = (struct hvctl_col){"VCPU", HVCTL_RIGHT};
@@ -344,6 +443,8 @@ cmd_stats(struct hvctl *h, int argc, char **argv)
 	hvctl_table_print(t, stdout);
 	hvctl_table_free(t);
 	cJSON_Delete(r);
+	print_queues(queues);
+	cJSON_Delete(queues);
 	return 0;
 }
 

@@ -75,30 +75,79 @@ cmd_stats(void *opaque, const cJSON *args, cJSON **result, char *err, size_t err
 
 		n = hv_vm_vcpu_stats(c->vm, cpu, s, 160);
 		if (n < 0) {
-			snprintf(err, errlen, "guest.stats: %s", hv_vmm_error());
+			snprintf(err, errlen, "%s: %s", HV_CTL_CMD(GUEST_STATS), hv_vmm_error());
 			cJSON_Delete(o);
 			cJSON_Delete(arr);
 			return -1;
 		}
 		cJSON_AddNumberToObject(o, "vcpu", cpu);
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
+			char hex[24];
+
+			/* an address does not fit a JSON number (a double) */
+			if (strcmp(s[i].name, "rip") == 0) {
+				snprintf(hex, sizeof(hex), "0x%" PRIx64, s[i].value);
+				cJSON_AddStringToObject(o, s[i].name, hex);
+				continue;
+			}
 			cJSON_AddNumberToObject(o, s[i].name, (double)s[i].value);
+		}
 		cJSON_AddItemToArray(arr, o);
 	}
 	*result = arr;
 	return 0;
 }
 
+/* {"force": bool}: without force, a Linux guest gets the ACPI power button
+ * ({"power_button": true}: the client waits, then forces); the built-in
+ * guest, which has no ACPI, is stopped at once. */
 static int
 cmd_stop(void *opaque, const cJSON *args, cJSON **result, char *err, size_t errlen)
 {
+	/* checked by the server against the API table (hv_ctl_server_use_api_for()) */
+	const struct hv_ctl_val *force_arg = &hv_ctl_current_vals()->v[HV_CTL_K_FORCE];
+	bool force = force_arg->set && force_arg->b, button;
 	struct guest_ctl *c = opaque;
+	cJSON *r;
 
 	(void)args;
-	(void)result;
 	(void)err;
 	(void)errlen;
-	hv_vm_request_stop(c->vm, "stopped (hvctl guest stop)");
+	button = !force && strcmp(c->cfg->kernel, HV_VMM_BUILTIN_KERNEL) != 0 &&
+		 hv_vm_power_button(c->vm) == 0;
+	if (!button)
+		hv_vm_request_stop(c->vm, "stopped (hvctl guest stop)");
+	r = cJSON_CreateObject();
+	cJSON_AddBoolToObject(r, "power_button", button);
+	*result = r;
+	return 0;
+}
+
+/* The NIC's queues: set-up and ring indices (packets mod 2^16). */
+static int
+cmd_queues(void *opaque, const cJSON *args, cJSON **result, char *err, size_t errlen)
+{
+	struct guest_ctl *c = opaque;
+	struct hv_vm_queue_stats st;
+	cJSON *arr = cJSON_CreateArray();
+	unsigned int q;
+
+	(void)args;
+	(void)err;
+	(void)errlen;
+	for (q = 0; hv_vm_net_queue_stats(c->vm, q, &st) == 0; q++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(o, "queue", q);
+		cJSON_AddStringToObject(o, "role", q % 2 ? "tx" : "rx");
+		cJSON_AddNumberToObject(o, "size", st.size);
+		cJSON_AddBoolToObject(o, "enabled", st.enabled);
+		cJSON_AddNumberToObject(o, "vector", st.vector);
+		cJSON_AddNumberToObject(o, "avail_idx", st.avail_idx);
+		cJSON_AddNumberToObject(o, "used_idx", st.used_idx);
+		cJSON_AddItemToArray(arr, o);
+	}
+	*result = arr;
 	return 0;
 }
 
@@ -127,6 +176,7 @@ static const hv_ctl_handler_t guest_handlers[HV_CTL_C__MAX] = {
 	[HV_CTL_C_GUEST_STATS] = cmd_stats,
 	[HV_CTL_C_GUEST_CONSOLE] = cmd_console_input,
 	[HV_CTL_C_GUEST_STOP] = cmd_stop,
+	[HV_CTL_C_GUEST_QUEUES] = cmd_queues,
 };
 static struct hv_ctl_cmd guest_cmds[HV_CTL_C__MAX + 1];
 
@@ -178,8 +228,8 @@ hvctl_guest_serve(struct hv_vm *vm, const struct hv_vm_config *cfg, const char *
 	}
 	hvctl_guest_socket_path(run_dir, cfg->name, ctl.path, sizeof(ctl.path));
 	hv_ctl_api_server_cmds(HV_CTL_SVC_GUEST, guest_handlers, guest_cmds);
-	ctl.srv = hv_ctl_server_create(ctl.path, HV_CTL_NO_GROUP, guest_cmds, &ctl, err,
-				       sizeof(err));
+	ctl.srv =
+		hv_ctl_server_create(ctl.path, HV_CTL_NO_GROUP, guest_cmds, &ctl, err, sizeof(err));
 	if (ctl.srv == NULL) {
 		hvctl_err("guest %s: control socket %s: %s", cfg->name, ctl.path, err);
 		return -1;

@@ -22,16 +22,19 @@ static const char run_usage[] =
 	"usage: hvctl guest run NAME --kernel K [--initrd I] [--cmdline C] [--cpus N]\n"
 	"                       [--memory M] [--port P] [--pin CPUS] [--hugepages]\n"
 	"                       [--mac MAC] [--mtu N] [--halt-poll NS] [--switch-dir DIR]\n"
-	"                       [--log FILE] [--run-dir DIR]\n"
+	"                       [--log FILE] [--run-dir DIR] [--cpu-mask-features LIST]\n"
 	"\n"
 	"Run guest NAME in the foreground: this process is its VMM (KVM).\n"
 	"  --kernel K     bzImage, ELF vmlinux, or 'builtin' (the test guest)\n"
 	"  --memory M     RAM, e.g. 256M or 1G (default 64M)\n"
 	"  --port P       hvswitch port: a vhost-user socket path, or a port name\n"
-	"                 whose socket is DIR/P.sock (--switch-dir, default " HV_GUEST_SWITCH_DIR ")\n"
+	"                 whose socket is DIR/P.sock (--switch-dir, default " HV_GUEST_SWITCH_DIR
+	")\n"
 	"  --pin CPUS     host CPU of each vCPU, comma-separated\n"
 	"  --hugepages    back guest memory with hugetlbfs pages\n"
 	"  --halt-poll NS KVM halt-polling time of this VM\n"
+	"  --cpu-mask-features LIST  CPUID features hidden from the guest, by their\n"
+	"                 /proc/cpuinfo names, comma-separated (e.g. cx16,popcnt)\n"
 	"  --run-dir DIR  serve a control socket DIR/NAME.sock (hvctl guest show/stop/stats)\n";
 
 static struct hv_vm *run_vm;
@@ -40,7 +43,8 @@ static void
 on_signal(int sig)
 {
 	if (run_vm)
-		hv_vm_request_stop(run_vm, sig == SIGINT ? "stopped (SIGINT)" : "stopped (SIGTERM)");
+		hv_vm_request_stop(run_vm,
+				   sig == SIGINT ? "stopped (SIGINT)" : "stopped (SIGTERM)");
 }
 
 int
@@ -74,8 +78,7 @@ hvctl_guest_parse_mac(const char *s, uint8_t mac[6])
 	unsigned int b[6], i;
 	char tail;
 
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &tail) !=
-	    6)
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &tail) != 6)
 		return -1;
 	for (i = 0; i < 6; i++) {
 		if (b[i] > 255)
@@ -133,6 +136,7 @@ hvctl_guest_cmd_run(struct hvctl *h, int argc, char **argv)
 		{"switch-dir", required_argument, NULL, 'd'},
 		{"log", required_argument, NULL, 'l'},
 		{"run-dir", required_argument, NULL, 'R'},
+		{"cpu-mask-features", required_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -161,19 +165,22 @@ hvctl_guest_cmd_run(struct hvctl *h, int argc, char **argv)
 			break;
 		case 'n':
 			if (hvctl_parse_uint(optarg, 1, HV_VMM_MAX_CPUS, &n) != 0)
-				return hvctl_usage_err("guest run", "--cpus: 1..%d", HV_VMM_MAX_CPUS);
+				return hvctl_usage_err("guest run", "--cpus: 1..%d",
+						       HV_VMM_MAX_CPUS);
 			cfg.ncpus = (unsigned int)n;
 			break;
 		case 'm':
 			if (hvctl_guest_parse_mem(optarg, &cfg.mem_size) != 0)
-				return hvctl_usage_err("guest run", "--memory: bad size '%s'", optarg);
+				return hvctl_usage_err("guest run", "--memory: bad size '%s'",
+						       optarg);
 			break;
 		case 'p':
 			port = optarg;
 			break;
 		case 'P':
 			if (parse_pin(optarg, &cfg) != 0)
-				return hvctl_usage_err("guest run", "--pin: bad CPU list '%s'", optarg);
+				return hvctl_usage_err("guest run", "--pin: bad CPU list '%s'",
+						       optarg);
 			break;
 		case 'H':
 			cfg.hugepages = true;
@@ -201,6 +208,9 @@ hvctl_guest_cmd_run(struct hvctl *h, int argc, char **argv)
 			break;
 		case 'R':
 			run_dir = optarg;
+			break;
+		case 'F':
+			cfg.cpu_mask_features = optarg;
 			break;
 		case 'h':
 			fputs(run_usage, stdout);
@@ -258,8 +268,10 @@ hvctl_guest_cmd_run(struct hvctl *h, int argc, char **argv)
 		status = 1;
 	else if (status < 0)
 		status = reason && (strncmp(reason, "triple fault", 12) == 0 ||
-				    strncmp(reason, "KVM", 3) == 0 || strncmp(reason, "vCPU", 4) == 0)
-				 ? 3 : 0;
+				    strncmp(reason, "KVM", 3) == 0 ||
+				    strncmp(reason, "vCPU", 4) == 0)
+				 ? 3
+				 : 0;
 	hvctl_guest_unserve(run_vm);
 	hv_vm_destroy(run_vm);
 	run_vm = NULL;

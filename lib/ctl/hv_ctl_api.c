@@ -56,6 +56,8 @@ static const struct hv_ctl_key_def keys[HV_CTL_K__MAX] = {
 				   "FDB entries (at start)"},
 	[HV_CTL_K_INPUT] = {"input", HV_CTL_T_STR, 1, HV_CTL_CONSOLE_INPUT_MAX, 0, NULL, "TEXT",
 			    "bytes for the guest's serial console"},
+	[HV_CTL_K_FORCE] = {"force", HV_CTL_T_BOOL, 0, 0, 0, NULL, NULL,
+			    "stop at once (else a Linux guest gets the ACPI power button)"},
 };
 
 #define P(k)                                                                                       \
@@ -116,8 +118,18 @@ static const struct hv_ctl_cmd_def cmds[HV_CTL_C__MAX] = {
 				    1,
 				    {REQ(INPUT)},
 				    HV_CTL_SVC_GUEST},
-	[HV_CTL_C_GUEST_STOP] =
-		{"guest.stop", HV_CTL_WRITE, "stop the guest", 0, {}, HV_CTL_SVC_GUEST},
+	[HV_CTL_C_GUEST_STOP] = {"guest.stop",
+				 HV_CTL_WRITE,
+				 "power the guest off (ACPI power button), or stop it",
+				 1,
+				 {P(FORCE)},
+				 HV_CTL_SVC_GUEST},
+	[HV_CTL_C_GUEST_QUEUES] = {"guest.queues",
+				   HV_CTL_READ,
+				   "the NIC's virtqueues: set-up and ring indices",
+				   0,
+				   {},
+				   HV_CTL_SVC_GUEST},
 };
 
 static const struct hv_ctl_cmd_def settings = {"config settings",

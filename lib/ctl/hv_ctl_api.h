@@ -59,6 +59,7 @@ enum hv_ctl_cmd_id {
 	HV_CTL_C_GUEST_STATS,
 	HV_CTL_C_GUEST_CONSOLE,
 	HV_CTL_C_GUEST_STOP,
+	HV_CTL_C_GUEST_QUEUES,
 	HV_CTL_C__MAX,
 };
 
@@ -82,6 +83,7 @@ enum hv_ctl_key {
 	HV_CTL_K_FDB_CAPACITY,
 	/* a guest's VMM */
 	HV_CTL_K_INPUT,
+	HV_CTL_K_FORCE,
 	HV_CTL_K__MAX,
 };
 

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Linux x86-64 boot protocol: a bzImage (protected-mode kernel loaded at
- * 16 MiB, entered at its 64-bit entry, +0x200) or an uncompressed ELF
- * vmlinux (PT_LOAD segments at their physical addresses, entered at the ELF
- * entry), the zero page, command line and initrd in guest memory, vCPU 0 in
- * long mode with identity page tables and RSI pointing at the zero page.
+ * Booting Linux: a bzImage (protected-mode kernel loaded at 16 MiB, entered
+ * at its 64-bit entry, +0x200) or an uncompressed ELF vmlinux (PT_LOAD
+ * segments at their physical addresses). An ELF with a PVH note is entered
+ * there (pvh.h: 32-bit, EBX at hvm_start_info); otherwise the x86-64 boot
+ * protocol: the zero page, vCPU 0 in long mode with identity page tables and
+ * RSI pointing at the zero page. The command line and the initrd are in
+ * guest memory either way.
  */
 #include <elf.h>
 #include <errno.h>
@@ -16,10 +18,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "acpi.h"
 #include "boot_params.h"
+#include "pvh.h"
 #include "vmm_internal.h"
 
 #define ZERO_PAGE 0x7000ull
+#define PVH_INFO 0x6000ull /* hvm_start_info, its module list, memory map */
 #define CMDLINE_ADDR 0x20000ull
 #define CMDLINE_MAX 2048
 #define BZ_LOAD_ADDR 0x1000000ull
@@ -70,7 +75,8 @@ load_elf(struct hv_vm *vm, const struct file_map *k, uint64_t *entry, uint64_t *
 
 	if (k->len < sizeof(*eh) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh->e_machine != EM_X86_64 || eh->e_phentsize != sizeof(Elf64_Phdr) ||
-	    eh->e_phoff > k->len || (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > k->len - eh->e_phoff)
+	    eh->e_phoff > k->len ||
+	    (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > k->len - eh->e_phoff)
 		return vmm_err("kernel %s: not an x86-64 ELF vmlinux", vm->kernel);
 	*end = 0;
 	for (i = 0; i < eh->e_phnum; i++) {
@@ -84,8 +90,9 @@ load_elf(struct hv_vm *vm, const struct file_map *k, uint64_t *entry, uint64_t *
 			return vmm_err("kernel %s: corrupt program header %u", vm->kernel, i);
 		dst = vmm_gpa_to_hva(vm, ph->p_paddr, ph->p_memsz);
 		if (dst == NULL)
-			return vmm_err("kernel %s: segment at 0x%" PRIx64 " does not fit in %" PRIu64
-				       " MiB", vm->kernel, (uint64_t)ph->p_paddr, vm->low_size >> 20);
+			return vmm_err("kernel %s: segment at 0x%" PRIx64
+				       " does not fit in %" PRIu64 " MiB",
+				       vm->kernel, (uint64_t)ph->p_paddr, vm->low_size >> 20);
 		memcpy(dst, k->p + ph->p_offset, ph->p_filesz);
 		memset((uint8_t *)dst + ph->p_filesz, 0, ph->p_memsz - ph->p_filesz);
 		if (ph->p_paddr + ph->p_memsz > *end)
@@ -105,6 +112,7 @@ vmm_boot_linux(struct hv_vm *vm)
 	uint64_t entry = 0, end = 0, initrd_addr = 0, initrd_size = 0;
 	const char *why = NULL;
 	size_t cmdlen = strlen(vm->cmdline);
+	uint32_t pvh_entry = 0;
 	bool is_elf;
 	int rc = -1;
 
@@ -114,9 +122,11 @@ vmm_boot_linux(struct hv_vm *vm)
 	if (is_elf) {
 		if (load_elf(vm, &k, &entry, &end) != 0)
 			goto out;
+		pvh_entry = pvh_find_entry(k.p, k.len);
 	} else {
 		if (bzimage_parse(k.p, k.len, &bz, &why) != 0) {
-			vmm_err("kernel %s: not a bzImage (%s) nor an ELF vmlinux", vm->kernel, why);
+			vmm_err("kernel %s: not a bzImage (%s) nor an ELF vmlinux", vm->kernel,
+				why);
 			goto out;
 		}
 		end = BZ_LOAD_ADDR + (bz.init_size > k.len ? bz.init_size : k.len);
@@ -125,8 +135,8 @@ vmm_boot_linux(struct hv_vm *vm)
 				vm->kernel, (end >> 20) + 1, vm->low_size >> 20);
 			goto out;
 		}
-		memcpy(vmm_gpa_to_hva(vm, BZ_LOAD_ADDR, k.len - bz.setup_size),
-		       k.p + bz.setup_size, k.len - bz.setup_size);
+		memcpy(vmm_gpa_to_hva(vm, BZ_LOAD_ADDR, k.len - bz.setup_size), k.p + bz.setup_size,
+		       k.len - bz.setup_size);
 		entry = BZ_LOAD_ADDR + 0x200; /* startup_64 */
 		if (bz.cmdline_size && cmdlen > bz.cmdline_size) {
 			vmm_err("command line longer than the kernel's %u bytes", bz.cmdline_size);
@@ -153,6 +163,17 @@ vmm_boot_linux(struct hv_vm *vm)
 			goto out;
 		}
 		memcpy(vmm_gpa_to_hva(vm, initrd_addr, initrd_size), rd.p, initrd_size);
+	}
+	if (pvh_entry != 0) {
+		if (pvh_build_start_info(vmm_gpa_to_hva(vm, PVH_INFO, ZERO_PAGE - PVH_INFO),
+					 ZERO_PAGE - PVH_INFO, PVH_INFO, CMDLINE_ADDR,
+					 ACPI_TABLES_ADDR, initrd_addr, initrd_size,
+					 &vm->e820) == 0) {
+			vmm_err("PVH start info does not fit");
+			goto out;
+		}
+		rc = vmm_vcpu_set_protected_mode(&vm->vcpus[0], pvh_entry, PVH_INFO);
+		goto out;
 	}
 	boot_params_build(vmm_gpa_to_hva(vm, ZERO_PAGE, BP_SIZE), is_elf ? NULL : k.p, k.len,
 			  (uint32_t)CMDLINE_ADDR, initrd_addr, initrd_size, &vm->e820);

@@ -28,21 +28,26 @@ extern "C" {
 
 /** What to build. Strings are copied by hv_vm_create(). */
 struct hv_vm_config {
-	const char *name;        /**< guest name (MAC derivation, messages) */
-	uint64_t mem_size;       /**< bytes of RAM */
-	unsigned int ncpus;      /**< vCPUs, 1..HV_VMM_MAX_CPUS */
-	int pin[HV_VMM_MAX_CPUS]; /**< host CPU of each vCPU, -1: not pinned */
-	bool hugepages;          /**< back memory with MFD_HUGETLB */
-	int halt_poll_ns;        /**< KVM_CAP_HALT_POLL value, -1: KVM's default */
-	const char *kernel;      /**< bzImage, ELF vmlinux or HV_VMM_BUILTIN_KERNEL */
-	const char *initrd;      /**< NULL: none */
-	const char *cmdline;     /**< kernel (or built-in guest) command line */
+	const char *name;          /**< guest name (MAC derivation, messages) */
+	uint64_t mem_size;         /**< bytes of RAM */
+	unsigned int ncpus;        /**< vCPUs, 1..HV_VMM_MAX_CPUS */
+	int pin[HV_VMM_MAX_CPUS];  /**< host CPU of each vCPU, -1: not pinned */
+	bool hugepages;            /**< back memory with MFD_HUGETLB */
+	int halt_poll_ns;          /**< KVM_CAP_HALT_POLL value, -1: KVM's default */
+	const char *kernel;        /**< bzImage, ELF vmlinux or HV_VMM_BUILTIN_KERNEL */
+	const char *initrd;        /**< NULL: none */
+	const char *cmdline;       /**< kernel (or built-in guest) command line */
 	const char *builtin_image; /**< path of the built-in guest's flat image */
-	const char *port_socket; /**< vhost-user socket of the switch port, NULL: no NIC */
-	uint8_t mac[6];          /**< NIC MAC */
-	bool mac_set;            /**< false: derived from the name */
-	uint16_t mtu;            /**< offered MTU, 0: none */
-	int console_fd;          /**< where console output is written, -1: nowhere */
+	const char *port_socket;   /**< vhost-user socket of the switch port, NULL: no NIC */
+	uint8_t mac[6];            /**< NIC MAC */
+	bool mac_set;              /**< false: derived from the name */
+	uint16_t mtu;              /**< offered MTU, 0: none */
+	int console_fd;            /**< where console output is written, -1: nowhere */
+	/** CPUID features hidden from the guest, comma-separated /proc/cpuinfo
+	 * names (e.g. "cx16,popcnt"); NULL: none. Without hardware
+	 * virtualisation (KVM emulates guest CPL0) the features that emulator
+	 * cannot run are hidden as well. */
+	const char *cpu_mask_features;
 };
 
 /** A VM. */
@@ -78,6 +83,13 @@ int hv_vm_poll(struct hv_vm *vm, int timeout_ms);
 /** Ask the VM to stop (any thread, async-signal-safe); reason is kept if first. */
 void hv_vm_request_stop(struct hv_vm *vm, const char *reason);
 
+/**
+ * Press the guest's ACPI power button (a GED event notifying \_SB.PWRB): a
+ * guest that handles it powers off, which stops the VM. Any thread.
+ * @return 0 or -1
+ */
+int hv_vm_power_button(struct hv_vm *vm);
+
 /** Whether the VM has stopped, and why (NULL while it runs). */
 const char *hv_vm_exit_reason(const struct hv_vm *vm);
 
@@ -100,8 +112,8 @@ void hv_vm_del_fd(struct hv_vm *vm, int fd);
 size_t hv_vm_console_input(struct hv_vm *vm, const void *buf, size_t len);
 
 /** Console output observer (e.g. attached console clients); NULL removes it. */
-void hv_vm_set_console_tap(struct hv_vm *vm, void (*tap)(void *opaque, const void *buf,
-							  size_t len), void *opaque);
+void hv_vm_set_console_tap(struct hv_vm *vm, void (*tap)(void *opaque, const void *buf, size_t len),
+			   void *opaque);
 
 /** Number of vCPUs. */
 unsigned int hv_vm_ncpus(const struct hv_vm *vm);
@@ -117,8 +129,7 @@ struct hv_vm_stat {
  * counters (exits to userspace by reason), up to max entries.
  * @return entries written, or -1
  */
-int hv_vm_vcpu_stats(struct hv_vm *vm, unsigned int cpu, struct hv_vm_stat *out,
-		     unsigned int max);
+int hv_vm_vcpu_stats(struct hv_vm *vm, unsigned int cpu, struct hv_vm_stat *out, unsigned int max);
 
 /** State of the NIC's vhost-user link: "none", "up", "down (reconnecting)". */
 const char *hv_vm_net_state(const struct hv_vm *vm);
@@ -128,6 +139,22 @@ uint64_t hv_vm_net_features(const struct hv_vm *vm);
 void hv_vm_net_mac(const struct hv_vm *vm, uint8_t mac[6]);
 /** Times the NIC reconnected to the switch. */
 unsigned int hv_vm_net_reconnects(const struct hv_vm *vm);
+
+/** One virtqueue of the NIC as the guest set it up. */
+struct hv_vm_queue_stats {
+	uint16_t size;   /**< entries, 0: not set up */
+	uint16_t vector; /**< MSI-X vector (0xffff: none) */
+	bool enabled;
+	uint16_t avail_idx; /**< buffers the driver made available (mod 2^16) */
+	uint16_t used_idx;  /**< buffers the switch used: packets (mod 2^16) */
+};
+
+/**
+ * Read queue q of the NIC (0: receive, 1: transmit): its set-up and its
+ * ring indices, from guest memory. Any thread.
+ * @return 0, or -1 when there is no NIC or no such queue
+ */
+int hv_vm_net_queue_stats(struct hv_vm *vm, unsigned int q, struct hv_vm_queue_stats *st);
 
 /** Derive a locally administered MAC (52:54:00:xx:xx:xx) from a name. */
 void hv_vmm_mac_from_name(const char *name, uint8_t mac[6]);

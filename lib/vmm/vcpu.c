@@ -48,15 +48,39 @@ vm_cpuid_init(struct hv_vm *vm)
 	}
 }
 
-/* The supported leaves, with this vCPU's APIC id; KVM's PV leaves (0x4000000x:
- * PV EOI, PV IPI, kvmclock, steal time...) stay as KVM offers them. */
+/* KVM's kvm_pvm module: shadow paging, guest CPL0 through the emulator. */
+static bool
+host_soft_cpl0(void)
+{
+	return access("/sys/module/kvm_pvm", F_OK) == 0;
+}
+
+int
+vmm_cpu_policy_init(struct hv_vm *vm)
+{
+	char bad[32];
+
+	memset(&vm->cpu_policy, 0, sizeof(vm->cpu_policy));
+	vm->cpu_policy.ncpus = vm->cfg.ncpus;
+	vm->soft_cpl0 = host_soft_cpl0();
+	if (vm->soft_cpl0 &&
+	    cpuid_mask_parse(&vm->cpu_policy, cpuid_soft_cpl0_mask, bad, sizeof(bad)) != 0)
+		return vmm_err("built-in CPUID mask: unknown feature '%s'", bad);
+	if (vm->cpu_mask && cpuid_mask_parse(&vm->cpu_policy, vm->cpu_mask, bad, sizeof(bad)) != 0)
+		return vmm_err("--cpu-mask-features: unknown or too many features at '%s'", bad);
+	return 0;
+}
+
+/* The supported leaves normalised for this vCPU (cpuid.c); KVM's PV leaves
+ * (0x4000000x: PV EOI, PV IPI, kvmclock, steal time...) stay as KVM offers
+ * them. */
 static int
 vcpu_set_cpuid(struct vmm_vcpu *vcpu)
 {
 	struct hv_vm *vm = vcpu->vm;
+	struct cpuid_policy pol = vm->cpu_policy;
 	struct kvm_cpuid2 *c;
 	size_t sz;
-	unsigned int i;
 	int rc;
 
 	if (vm->cpuid == NULL && vm_cpuid_init(vm) != 0)
@@ -66,23 +90,8 @@ vcpu_set_cpuid(struct vmm_vcpu *vcpu)
 	if (c == NULL)
 		return vmm_err("out of memory");
 	memcpy(c, vm->cpuid, sz);
-	for (i = 0; i < c->nent; i++) {
-		struct kvm_cpuid_entry2 *e = &c->entries[i];
-
-		switch (e->function) {
-		case 1:
-			e->ebx = (e->ebx & 0x0000ffff) | (vcpu->index << 24) |
-				 (vm->cfg.ncpus << 16);
-			e->ecx |= 1u << 31; /* hypervisor present */
-			break;
-		case 0xb:
-		case 0x1f:
-			e->edx = vcpu->index; /* x2APIC id */
-			break;
-		default:
-			break;
-		}
-	}
+	pol.index = vcpu->index;
+	cpuid_normalize(c->entries, c->nent, &pol);
 	rc = ioctl(vcpu->fd, KVM_SET_CPUID2, c);
 	free(c);
 	return rc == 0 ? 0 : vmm_err_errno("KVM_SET_CPUID2");
@@ -151,7 +160,7 @@ vmm_vcpu_set_long_mode(struct vmm_vcpu *vcpu, uint64_t rip, uint64_t rsp, uint64
 	sregs.idt.base = 0;
 	sregs.idt.limit = 0;
 	sregs.cr3 = VMM_BOOT_PML4;
-	sregs.cr4 = 0x20 | 0x200 | 0x400;          /* PAE, OSFXSR, OSXMMEXCPT */
+	sregs.cr4 = 0x20 | 0x200 | 0x400;                           /* PAE, OSFXSR, OSXMMEXCPT */
 	sregs.cr0 = 0x80000000 | 0x10000 | 0x20 | 0x10 | 0x2 | 0x1; /* PG WP NE ET MP PE */
 	(void)builtin;
 	sregs.efer = 0x500; /* LME LMA */
@@ -161,6 +170,37 @@ vmm_vcpu_set_long_mode(struct vmm_vcpu *vcpu, uint64_t rip, uint64_t rsp, uint64
 	regs.rip = rip;
 	regs.rsp = rsp;
 	regs.rsi = rsi;
+	regs.rflags = 0x2;
+	if (ioctl(vcpu->fd, KVM_SET_REGS, &regs) != 0)
+		return vmm_err_errno("KVM_SET_REGS");
+	return 0;
+}
+
+int
+vmm_vcpu_set_protected_mode(struct vmm_vcpu *vcpu, uint32_t eip, uint32_t ebx)
+{
+	struct kvm_sregs sregs;
+	struct kvm_regs regs;
+
+	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) != 0)
+		return vmm_err_errno("KVM_GET_SREGS");
+	/* the PVH ABI: flat 4 GiB 32-bit code and data, CR0.PE only, no paging */
+	seg_flat(&sregs.cs, 0x10, 0xb, false);
+	seg_flat(&sregs.ds, 0x18, 0x3, false);
+	sregs.es = sregs.fs = sregs.gs = sregs.ss = sregs.ds;
+	sregs.gdt.base = VMM_BOOT_GDT;
+	sregs.gdt.limit = 4 * 8 - 1;
+	sregs.idt.base = 0;
+	sregs.idt.limit = 0;
+	sregs.cr0 = 0x10 | 0x1; /* ET PE */
+	sregs.cr3 = 0;
+	sregs.cr4 = 0;
+	sregs.efer = 0;
+	if (ioctl(vcpu->fd, KVM_SET_SREGS, &sregs) != 0)
+		return vmm_err_errno("KVM_SET_SREGS");
+	memset(&regs, 0, sizeof(regs));
+	regs.rip = eip;
+	regs.rbx = ebx;
 	regs.rflags = 0x2;
 	if (ioctl(vcpu->fd, KVM_SET_REGS, &regs) != 0)
 		return vmm_err_errno("KVM_SET_REGS");
@@ -252,7 +292,8 @@ vcpu_handle_exit(struct vmm_vcpu *vcpu)
 		vcpu_stop(vcpu, "KVM internal error %u%s on vCPU %u at rip 0x%" PRIx64,
 			  run->internal.suberror,
 			  run->internal.suberror == KVM_INTERNAL_ERROR_EMULATION
-				  ? " (instruction not emulated)" : "",
+				  ? " (instruction not emulated)"
+				  : "",
 			  vcpu->index, vcpu_rip(vcpu));
 		return false;
 	case KVM_EXIT_FAIL_ENTRY:
@@ -261,8 +302,7 @@ vcpu_handle_exit(struct vmm_vcpu *vcpu)
 		return false;
 	default:
 		vcpu_count(vcpu, VMM_EXIT_OTHER);
-		vcpu_stop(vcpu, "vCPU %u: unhandled exit reason %u", vcpu->index,
-			  run->exit_reason);
+		vcpu_stop(vcpu, "vCPU %u: unhandled exit reason %u", vcpu->index, run->exit_reason);
 		return false;
 	}
 }
@@ -285,6 +325,11 @@ vcpu_thread(void *arg)
 			if (errno == EINTR || errno == EAGAIN) {
 				vcpu->run->immediate_exit = 0;
 				vcpu_count(vcpu, VMM_EXIT_INTR);
+				if (__atomic_load_n(&vcpu->rip_wanted, __ATOMIC_ACQUIRE)) {
+					__atomic_store_n(&vcpu->rip, vcpu_rip(vcpu),
+							 __ATOMIC_RELAXED);
+					__atomic_store_n(&vcpu->rip_wanted, 0, __ATOMIC_RELEASE);
+				}
 				continue;
 			}
 			vcpu_stop(vcpu, "KVM_RUN on vCPU %u: %s", vcpu->index, strerror(errno));
@@ -369,13 +414,36 @@ vmm_vcpu_join_all(struct hv_vm *vm)
 
 /* ---- statistics ---- */
 
+/* Where the guest is: the vCPU thread reads its RIP when kicked out of
+ * KVM_RUN (a vCPU ioctl from here would wait for KVM_RUN to return). Waits
+ * 50 ms at most; false without a sample. */
+static bool
+vcpu_sample_rip(struct vmm_vcpu *vcpu)
+{
+	unsigned int i;
+
+	if (!vcpu->started)
+		return false;
+	__atomic_store_n(&vcpu->rip_wanted, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&vcpu->run->immediate_exit, 1, __ATOMIC_RELEASE);
+	pthread_kill(vcpu->thread, VCPU_KICK_SIGNAL);
+	for (i = 0; i < 50; i++) {
+		if (!__atomic_load_n(&vcpu->rip_wanted, __ATOMIC_ACQUIRE))
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
 static const char *const vmm_exit_names[VMM_EXIT_KINDS] = {
-	"vmm_io_exits", "vmm_mmio_exits", "vmm_intr_exits", "vmm_other_exits",
+	"vmm_io_exits",
+	"vmm_mmio_exits",
+	"vmm_intr_exits",
+	"vmm_other_exits",
 };
 
 int
-hv_vm_vcpu_stats(struct hv_vm *vm, unsigned int cpu, struct hv_vm_stat *out,
-		 unsigned int max)
+hv_vm_vcpu_stats(struct hv_vm *vm, unsigned int cpu, struct hv_vm_stat *out, unsigned int max)
 {
 	struct vmm_vcpu *vcpu;
 	struct kvm_stats_header hdr;
@@ -416,6 +484,11 @@ hv_vm_vcpu_stats(struct hv_vm *vm, unsigned int cpu, struct hv_vm_stat *out,
 	for (i = 0; i < VMM_EXIT_KINDS && n < max; i++, n++) {
 		snprintf(out[n].name, sizeof(out[n].name), "%s", vmm_exit_names[i]);
 		out[n].value = __atomic_load_n(&vcpu->exits[i], __ATOMIC_RELAXED);
+	}
+	if (n < max && vcpu_sample_rip(vcpu)) {
+		snprintf(out[n].name, sizeof(out[n].name), "rip");
+		out[n].value = __atomic_load_n(&vcpu->rip, __ATOMIC_RELAXED);
+		n++;
 	}
 	return (int)n;
 }

@@ -55,12 +55,12 @@
 #define F(n) (1ull << (n))
 
 /* What the backend may offer that we pass on to the guest. */
-#define NET_RELAYED                                                              \
-	(F(VIRTIO_NET_F_CSUM) | F(VIRTIO_NET_F_GUEST_CSUM) | F(VIRTIO_NET_F_GUEST_TSO4) | \
-	 F(VIRTIO_NET_F_GUEST_TSO6) | F(VIRTIO_NET_F_GUEST_ECN) |                         \
-	 F(VIRTIO_NET_F_HOST_TSO4) | F(VIRTIO_NET_F_HOST_TSO6) | F(VIRTIO_NET_F_HOST_ECN) | \
-	 F(VIRTIO_NET_F_MRG_RXBUF) | F(VIRTIO_RING_F_INDIRECT_DESC) |                     \
-	 F(VIRTIO_RING_F_EVENT_IDX) | F(VIRTIO_F_VERSION_1) | F(VIRTIO_F_IN_ORDER))
+#define NET_RELAYED                                                                                \
+	(F(VIRTIO_NET_F_CSUM) | F(VIRTIO_NET_F_GUEST_CSUM) | F(VIRTIO_NET_F_GUEST_TSO4) |          \
+	 F(VIRTIO_NET_F_GUEST_TSO6) | F(VIRTIO_NET_F_GUEST_ECN) | F(VIRTIO_NET_F_HOST_TSO4) |      \
+	 F(VIRTIO_NET_F_HOST_TSO6) | F(VIRTIO_NET_F_HOST_ECN) | F(VIRTIO_NET_F_MRG_RXBUF) |        \
+	 F(VIRTIO_RING_F_INDIRECT_DESC) | F(VIRTIO_RING_F_EVENT_IDX) | F(VIRTIO_F_VERSION_1) |     \
+	 F(VIRTIO_F_IN_ORDER))
 /* What the VMM itself implements (device config space; the control queue
  * when the switch port has several queue pairs). */
 #define NET_OWN (F(VIRTIO_NET_F_MAC) | F(VIRTIO_NET_F_STATUS))
@@ -69,8 +69,8 @@
 struct vmm_virtio_net {
 	struct hv_vm *vm;
 	struct vmm_virtio_pci vp;
-	uint16_t max_pairs;    /* offered (max_virtqueue_pairs), from the first connection */
-	uint16_t nq;           /* transport queues: 2, or 2 * max_pairs + 1 */
+	uint16_t max_pairs; /* offered (max_virtqueue_pairs), from the first connection */
+	uint16_t nq;        /* transport queues: 2, or 2 * max_pairs + 1 */
 	int kickfd[NET_MAX_QUEUES];
 	int callfd[NET_MAX_QUEUES];
 	int gsi[NET_MAX_QUEUES];
@@ -81,28 +81,28 @@ struct vmm_virtio_net {
 	pthread_t worker;
 	bool worker_on;
 	int wake_fd;
-	bool running;          /* rings started on the backend */
-	uint16_t pairs_on;     /* queue pairs enabled on the backend */
+	bool running;                             /* rings started on the backend */
+	uint16_t pairs_on;                        /* queue pairs enabled on the backend */
 	struct vu_ring run_rings[NET_MAX_QUEUES]; /* the rings started */
 	unsigned int run_nrings;
 	uint64_t next_try_ms;
 
 	/* under vm->lock: what the driver wants, and what the worker reports */
 	bool quit;
-	bool want_run;         /* DRIVER_OK, rings checked, not failed */
-	bool restart;          /* rings ran before: restart from the used index */
-	unsigned int req;      /* bumped whenever want_run or the rings change */
+	bool want_run;    /* DRIVER_OK, rings checked, not failed */
+	bool restart;     /* rings ran before: restart from the used index */
+	unsigned int req; /* bumped whenever want_run or the rings change */
 	struct vu_ring rings[NET_MAX_QUEUES];
 	unsigned int nrings;
-	uint16_t want_pairs;   /* VQ_PAIRS_SET */
-	bool ctrl_on;          /* CTRL_VQ negotiated and the queue set up */
+	uint16_t want_pairs; /* VQ_PAIRS_SET */
+	bool ctrl_on;        /* CTRL_VQ negotiated and the queue set up */
 	uint16_t ctrl_q;
 	struct vmm_net_ctrlq ctrl;
 	bool connected;
-	uint64_t backend;      /* the backend's latest offer */
-	uint64_t offered;      /* to the guest */
-	uint64_t offer_next;   /* offered after the next reset */
-	uint64_t acked;        /* to the backend */
+	uint64_t backend;    /* the backend's latest offer */
+	uint64_t offered;    /* to the guest */
+	uint64_t offer_next; /* offered after the next reset */
+	uint64_t acked;      /* to the backend */
 	unsigned int reconnects;
 };
 
@@ -246,11 +246,13 @@ net_snapshot_rings(struct vmm_virtio_net *n)
 		struct vmm_virtio_queue *vq = &n->vp.q[q];
 		unsigned int num = vq->size;
 		void *desc = vmm_gpa_to_hva(vm, vq->desc, num * sizeof(struct vring_desc));
-		void *avail = vmm_gpa_to_hva(vm, vq->avail, offsetof(struct vring_avail, ring) +
-						 (num + 1) * sizeof(__virtio16));
-		void *used = vmm_gpa_to_hva(vm, vq->used, offsetof(struct vring_used, ring) +
-						num * sizeof(struct vring_used_elem) +
-						sizeof(__virtio16));
+		void *avail = vmm_gpa_to_hva(vm, vq->avail,
+					     offsetof(struct vring_avail, ring) +
+						     (num + 1) * sizeof(__virtio16));
+		void *used = vmm_gpa_to_hva(vm, vq->used,
+					    offsetof(struct vring_used, ring) +
+						    num * sizeof(struct vring_used_elem) +
+						    sizeof(__virtio16));
 
 		if (!vq->enabled && q >= 2)
 			continue;
@@ -288,8 +290,8 @@ static bool
 net_driver_ok(void *opaque)
 {
 	struct vmm_virtio_net *n = opaque;
-	uint64_t lost = n->vp.driver_features &
-			~(n->backend | NET_OWN | NET_MQ | F(VIRTIO_NET_F_MTU));
+	uint64_t lost =
+		n->vp.driver_features & ~(n->backend | NET_OWN | NET_MQ | F(VIRTIO_NET_F_MTU));
 
 	if (lost) {
 		net_log(n, "switch port no longer offers features 0x%" PRIx64, lost);
@@ -397,7 +399,8 @@ net_try_connect(struct vmm_virtio_net *n)
 		n->want_run = false;
 		vmm_virtio_pci_needs_reset(vp);
 	} else if (n->want_run && (n->acked & ~fe.features)) {
-		net_log(n, "switch port no longer offers features 0x%" PRIx64 "; device needs reset",
+		net_log(n,
+			"switch port no longer offers features 0x%" PRIx64 "; device needs reset",
 			n->acked & ~fe.features);
 		n->want_run = false;
 		vmm_virtio_pci_needs_reset(vp);
@@ -419,8 +422,8 @@ net_start_rings(struct vmm_virtio_net *n, uint64_t acked, struct vu_ring *rings,
 	regions[0] = (struct vu_mem_region){0, vm->low_size, (uintptr_t)vm->mem, 0, vm->mem_fd};
 	if (vm->mem_size > vm->low_size) {
 		regions[1] = (struct vu_mem_region){VMM_HIGH_MEM_BASE, vm->mem_size - vm->low_size,
-						    (uintptr_t)vm->mem + vm->low_size,
-						    vm->low_size, vm->mem_fd};
+						    (uintptr_t)vm->mem + vm->low_size, vm->low_size,
+						    vm->mem_fd};
 		nreg = 2;
 	}
 	/* restarting: from what the backend finished with, the used index */
@@ -513,7 +516,9 @@ net_apply(struct vmm_virtio_net *n, struct net_want *w)
 			if (w->restart)
 				net_log(n, "reconnected to %s, rings restored", n->vm->port_socket);
 			else
-				net_log(n, "rings started, features 0x%" PRIx64 ", %u of %u queue pairs",
+				net_log(n,
+					"rings started, features 0x%" PRIx64
+					", %u of %u queue pairs",
 					w->acked, w->pairs, (w->nrings + 1) / 2);
 			pthread_mutex_unlock(&n->vm->lock);
 			return;
@@ -661,7 +666,8 @@ vmm_virtio_net_init(struct hv_vm *vm)
 	/* as many queue pairs as the port has (hvctl port add --queues), up to ours */
 	n->max_pairs = 1;
 	if (n->fe.features & F(VIRTIO_NET_F_MQ))
-		n->max_pairs = n->fe.queue_pairs < NET_MAX_PAIRS ? n->fe.queue_pairs : NET_MAX_PAIRS;
+		n->max_pairs =
+			n->fe.queue_pairs < NET_MAX_PAIRS ? n->fe.queue_pairs : NET_MAX_PAIRS;
 	n->nq = n->max_pairs > 1 ? 2 * n->max_pairs + 1 : 2;
 	n->want_pairs = 1;
 	for (q = 0; q < n->nq; q++) {
@@ -736,7 +742,7 @@ hv_vm_net_state(const struct hv_vm *vm)
 	if (vm->net == NULL)
 		return "none";
 	return __atomic_load_n(&vm->net->connected, __ATOMIC_RELAXED) ? "up"
-								     : "down (reconnecting)";
+								      : "down (reconnecting)";
 }
 
 uint64_t
@@ -755,4 +761,30 @@ unsigned int
 hv_vm_net_reconnects(const struct hv_vm *vm)
 {
 	return vm->net ? vm->net->reconnects : 0;
+}
+
+int
+hv_vm_net_queue_stats(struct hv_vm *vm, unsigned int q, struct hv_vm_queue_stats *st)
+{
+	const struct vmm_virtio_queue *vq;
+	const uint8_t *avail, *used;
+
+	if (vm->net == NULL || q >= vm->net->vp.nqueues)
+		return -1;
+	vq = &vm->net->vp.q[q];
+	memset(st, 0, sizeof(*st));
+	st->size = vq->size;
+	st->vector = vq->vector;
+	st->enabled = vq->enabled;
+	pthread_mutex_lock(&vm->lock);
+	/* the rings' idx fields: guest memory at guest-chosen (maybe unaligned)
+	 * addresses, so copied, and only a snapshot */
+	avail = vq->enabled ? vmm_gpa_to_hva(vm, vq->avail + 2, 2) : NULL;
+	used = vq->enabled ? vmm_gpa_to_hva(vm, vq->used + 2, 2) : NULL;
+	if (avail)
+		memcpy(&st->avail_idx, avail, 2);
+	if (used)
+		memcpy(&st->used_idx, used, 2);
+	pthread_mutex_unlock(&vm->lock);
+	return 0;
 }

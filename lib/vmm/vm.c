@@ -160,15 +160,16 @@ vm_memory_init(struct hv_vm *vm)
 		return vmm_err_errno("memfd_create%s", vm->cfg.hugepages ? " (hugetlb)" : "");
 	if (ftruncate(vm->mem_fd, (off_t)size) != 0)
 		return vmm_err_errno("memory of %" PRIu64 " MiB", size >> 20);
-	vm->mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
-		       vm->mem_fd, 0);
+	vm->mem =
+		mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, vm->mem_fd, 0);
 	if (vm->mem == MAP_FAILED) {
 		vm->mem = NULL;
 		return vmm_err_errno("mmap of guest memory");
 	}
 	/* With hugetlb, pages are taken at fault time: touch them now for a clear error. */
 	if (vm->cfg.hugepages && fallocate(vm->mem_fd, 0, 0, (off_t)size) != 0)
-		return vmm_err_errno("hugepages for %" PRIu64 " MiB (see /proc/sys/vm/nr_hugepages)",
+		return vmm_err_errno("hugepages for %" PRIu64
+				     " MiB (see /proc/sys/vm/nr_hugepages)",
 				     size >> 20);
 	memset(&slot, 0, sizeof(slot));
 	slot.slot = 0;
@@ -186,7 +187,9 @@ vm_memory_init(struct hv_vm *vm)
 			return vmm_err_errno("KVM_SET_USER_MEMORY_REGION (high)");
 	}
 	return e820_build(&vm->e820, vm->low_size, size - vm->low_size, VMM_ECAM_BASE,
-			  VMM_ECAM_SIZE) == 0 ? 0 : vmm_err("e820 map does not fit");
+			  VMM_ECAM_SIZE) == 0
+		       ? 0
+		       : vmm_err("e820 map does not fit");
 }
 
 /* ---- irqchip and routing ---- */
@@ -230,8 +233,8 @@ vmm_routes_commit(struct hv_vm *vm)
 		if (gsi < 16) {
 			r->entries[n].gsi = gsi;
 			r->entries[n].type = KVM_IRQ_ROUTING_IRQCHIP;
-			r->entries[n].u.irqchip.irqchip = gsi < 8 ? KVM_IRQCHIP_PIC_MASTER
-								  : KVM_IRQCHIP_PIC_SLAVE;
+			r->entries[n].u.irqchip.irqchip =
+				gsi < 8 ? KVM_IRQCHIP_PIC_MASTER : KVM_IRQCHIP_PIC_SLAVE;
 			r->entries[n].u.irqchip.pin = gsi % 8;
 			n++;
 		}
@@ -361,8 +364,7 @@ vmm_console_write(struct hv_vm *vm, const void *buf, size_t len)
 }
 
 void
-hv_vm_set_console_tap(struct hv_vm *vm, void (*tap)(void *, const void *, size_t),
-		      void *opaque)
+hv_vm_set_console_tap(struct hv_vm *vm, void (*tap)(void *, const void *, size_t), void *opaque)
 {
 	pthread_mutex_lock(&vm->lock);
 	vm->console_tap = tap;
@@ -425,6 +427,8 @@ hv_vm_create(const struct hv_vm_config *cfg)
 	vm->cmdline = strdup(cfg->cmdline ? cfg->cmdline : "");
 	vm->builtin_image = dup_or_null(cfg->builtin_image);
 	vm->port_socket = dup_or_null(cfg->port_socket);
+	vm->cpu_mask = dup_or_null(cfg->cpu_mask_features);
+	vm->cfg.cpu_mask_features = vm->cpu_mask;
 	vm->cfg.name = vm->name;
 	vm->cfg.kernel = vm->kernel;
 	vm->cfg.initrd = vm->initrd;
@@ -473,14 +477,14 @@ hv_vm_create(const struct hv_vm_config *cfg)
 		vmm_err_errno("epoll_ctl");
 		goto fail;
 	}
-	if (vm_memory_init(vm) != 0 || vm_irqchip_init(vm) != 0)
+	if (vmm_cpu_policy_init(vm) != 0 || vm_memory_init(vm) != 0 || vm_irqchip_init(vm) != 0)
 		goto fail;
 	for (i = 0; i < vm->cfg.ncpus; i++)
 		if (vmm_vcpu_create(vm, i) != 0)
 			goto fail;
 	vm->serial = vmm_serial_create(vm, 0x3f8, 4);
-	if (vm->serial == NULL || vmm_legacy_init(vm) != 0 || vmm_testdev_init(vm) != 0 ||
-	    vmm_pci_init(vm) != 0)
+	if (vm->serial == NULL || vmm_legacy_init(vm) != 0 || vmm_acpi_pm_init(vm) != 0 ||
+	    vmm_testdev_init(vm) != 0 || vmm_pci_init(vm) != 0)
 		goto fail;
 	if (vm->port_socket != NULL && vmm_virtio_net_init(vm) != 0)
 		goto fail;
@@ -641,6 +645,7 @@ hv_vm_destroy(struct hv_vm *vm)
 	free(vm->cmdline);
 	free(vm->builtin_image);
 	free(vm->port_socket);
+	free(vm->cpu_mask);
 	pthread_mutex_destroy(&vm->lock);
 	free(vm);
 }

@@ -13,6 +13,7 @@
 
 #include <linux/kvm.h>
 
+#include "cpuid.h"
 #include "e820.h"
 #include "hv_vmm.h"
 
@@ -46,8 +47,7 @@ struct vmm_bus {
 struct vmm_region *vmm_bus_add(struct vmm_bus *bus, uint64_t base, uint64_t len,
 			       const struct vmm_io_ops *ops, void *opaque);
 /* Dispatch an access; false when nothing is there (reads then see all ones). */
-bool vmm_bus_access(struct vmm_bus *bus, uint64_t addr, void *data, uint32_t len,
-		    bool is_write);
+bool vmm_bus_access(struct vmm_bus *bus, uint64_t addr, void *data, uint32_t len, bool is_write);
 
 /* ---- counters the VMM keeps per vCPU ---- */
 
@@ -68,6 +68,8 @@ struct vmm_vcpu {
 	pthread_t thread;
 	bool started;
 	uint64_t exits[VMM_EXIT_KINDS]; /* KVM_RUN returns by kind (relaxed atomics) */
+	int rip_wanted; /* set by a reader, cleared by the vCPU thread after sampling */
+	uint64_t rip;   /* the guest RIP of the last sample (hv_vm_vcpu_stats) */
 };
 
 /* ---- devices ---- */
@@ -85,10 +87,11 @@ struct vmm_fd_hook {
 };
 
 /* Guest-physical layout. */
-#define VMM_LOW_MEM_MAX 0xb0000000ull   /* RAM below this, the rest above 4 GiB */
-#define VMM_ECAM_BASE 0xb0000000ull     /* bus 0 only: 1 MiB */
+#define VMM_LOW_MEM_MAX 0xb0000000ull /* RAM below this, the rest above 4 GiB */
+#define VMM_ECAM_BASE 0xb0000000ull   /* bus 0 only: 1 MiB */
 #define VMM_ECAM_SIZE 0x100000ull
 #define VMM_PCI_MMIO_BASE 0xc0000000ull /* BARs are allocated from here */
+#define VMM_PCI_MMIO_END 0xfeafffffu    /* up to the test device (the DSDT's window) */
 #define VMM_HIGH_MEM_BASE 0x100000000ull
 
 /* First GSI handed to MSI routes (0..23 are the IOAPIC's pins). */
@@ -97,17 +100,19 @@ struct vmm_fd_hook {
 
 struct hv_vm {
 	struct hv_vm_config cfg; /* strings below are our own copies */
-	char *name, *kernel, *initrd, *cmdline, *builtin_image, *port_socket;
+	char *name, *kernel, *initrd, *cmdline, *builtin_image, *port_socket, *cpu_mask;
 
 	int kvm_fd;
 	int vm_fd;
 	int mem_fd;
-	uint8_t *mem;       /* all of RAM, mapped once */
+	uint8_t *mem; /* all of RAM, mapped once */
 	uint64_t mem_size;
-	uint64_t low_size;  /* RAM at 0 */
+	uint64_t low_size; /* RAM at 0 */
 	uint64_t tsc_khz;
 	int vcpu_mmap_size;
-	struct kvm_cpuid2 *cpuid;
+	struct kvm_cpuid2 *cpuid;       /* what KVM supports */
+	struct cpuid_policy cpu_policy; /* ncpus and the masked features */
+	bool soft_cpl0;                 /* no VT-x/AMD-V: KVM emulates guest CPL0 */
 	struct vmm_vcpu vcpus[HV_VMM_MAX_CPUS];
 
 	/* Device state is touched by vCPU threads and the event loop: one lock. */
@@ -155,12 +160,15 @@ int vmm_signal_msi(struct hv_vm *vm, uint64_t addr, uint32_t data);
 int vmm_irq_line(struct hv_vm *vm, unsigned int irq, int level);
 
 /* vcpu.c */
+int vmm_cpu_policy_init(struct hv_vm *vm);
 int vmm_vcpu_create(struct hv_vm *vm, unsigned int index);
 int vmm_vcpu_start(struct vmm_vcpu *vcpu);
 void vmm_vcpu_kick_all(struct hv_vm *vm);
 void vmm_vcpu_join_all(struct hv_vm *vm);
-int vmm_vcpu_set_long_mode(struct vmm_vcpu *vcpu, uint64_t rip, uint64_t rsp,
-			   uint64_t rsi, bool builtin);
+int vmm_vcpu_set_long_mode(struct vmm_vcpu *vcpu, uint64_t rip, uint64_t rsp, uint64_t rsi,
+			   bool builtin);
+/* flat 32-bit protected mode, paging off (the PVH entry), EBX = rbx */
+int vmm_vcpu_set_protected_mode(struct vmm_vcpu *vcpu, uint32_t eip, uint32_t ebx);
 
 /* x86_boot.c: identity page tables and a boot GDT in low memory */
 #define VMM_BOOT_GDT 0x500ull
@@ -179,6 +187,9 @@ void vmm_serial_free(struct vmm_serial *s);
 
 /* legacy.c: i8042 reset, port 0x80, PCI-unrelated legacy ports */
 int vmm_legacy_init(struct hv_vm *vm);
+
+/* acpi_pm.c: sleep control/status and reset registers, the power button */
+int vmm_acpi_pm_init(struct hv_vm *vm);
 
 /* testdev.c */
 int vmm_testdev_init(struct hv_vm *vm);

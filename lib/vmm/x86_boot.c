@@ -27,6 +27,13 @@ vmm_boot_tables(struct hv_vm *vm)
 	uint64_t *pml4 = vmm_gpa_to_hva(vm, VMM_BOOT_PML4, 0x1000);
 	uint64_t *pdpt = vmm_gpa_to_hva(vm, PDPT_ADDR, 0x1000);
 	uint64_t *pd = vmm_gpa_to_hva(vm, PD_ADDR, 4 * 0x1000);
+	struct acpi_platform acpi = {
+		.ncpus = vm->cfg.ncpus,
+		.ecam_base = VMM_ECAM_BASE,
+		.ecam_end_bus = (uint8_t)(VMM_ECAM_SIZE / 0x100000 - 1),
+		.mmio_base = (uint32_t)VMM_PCI_MMIO_BASE,
+		.mmio_end = VMM_PCI_MMIO_END,
+	};
 	unsigned int i;
 
 	if (gdt == NULL || pml4 == NULL || pdpt == NULL || pd == NULL)
@@ -47,7 +54,7 @@ vmm_boot_tables(struct hv_vm *vm)
 			  vm->cfg.ncpus) == 0)
 		return vmm_err("MP table does not fit");
 	if (acpi_build(vmm_gpa_to_hva(vm, ACPI_TABLES_ADDR, ACPI_TABLES_MAX), ACPI_TABLES_MAX,
-		       ACPI_TABLES_ADDR, vm->cfg.ncpus) == 0)
+		       ACPI_TABLES_ADDR, &acpi) == 0)
 		return vmm_err("ACPI tables do not fit");
 	return 0;
 }

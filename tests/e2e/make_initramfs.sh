@@ -8,6 +8,10 @@
 #
 #   make_initramfs.sh [CACHE_DIR] [KERNEL_VERSION]
 #
+# KERNEL_VERSION "builtin": for a kernel with virtio-net built in (the guest
+# kernel of guest/, `ninja -C build guest-kernel`): no modules, and the cpio
+# is left uncompressed (initramfs-builtin.cpio), since unpacking gzip costs
+# minutes where guest CPL0 is emulated (doc/vmm.rst).
 # CACHE_DIR defaults to build/e2e. Prints the path of the initramfs on stdout
 # (the last line). Exit 77 when a prerequisite is missing (test skipped).
 # The image is rebuilt only when this script, the busybox binary, the module
@@ -19,6 +23,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache=${1:-build/e2e}
 kver=${2:-}
 
+builtin=0
+[ "$kver" = builtin ] && builtin=1
 if [ -z "$kver" ]; then
 	# newest installed cloud kernel that has its modules
 	for k in $(ls -1 /boot/vmlinuz-*-cloud-amd64 2>/dev/null | sort -V -r); do
@@ -26,7 +32,7 @@ if [ -z "$kver" ]; then
 		[ -f "/lib/modules/$v/modules.dep" ] && { kver=$v; break; }
 	done
 fi
-if [ -z "$kver" ] || [ ! -f "/lib/modules/$kver/modules.dep" ]; then
+if [ $builtin = 0 ] && { [ -z "$kver" ] || [ ! -f "/lib/modules/$kver/modules.dep" ]; }; then
 	echo "make_initramfs: no Debian cloud kernel with modules (install linux-image-cloud-amd64)" >&2
 	exit 77
 fi
@@ -60,7 +66,9 @@ visit() {
 	for d in $(dep_of "$rel"); do visit "$d"; done
 	order+=("$rel")
 }
-for m in virtio_pci virtio_net; do
+mods=(virtio_pci virtio_net)
+[ $builtin = 1 ] && mods=()
+for m in "${mods[@]}"; do
 	rel=$(path_of "$m")
 	if [ -z "$rel" ]; then
 		# built into the kernel? then nothing to load
@@ -76,7 +84,9 @@ done
 tools=()
 tool_libs=()
 declare -A lib_seen=()
-for t in /usr/bin/iperf3 /usr/sbin/ethtool; do
+opt_tools=(/usr/bin/iperf3 /usr/sbin/ethtool)
+[ $builtin = 1 ] && opt_tools=() # keep the image small: every byte is copied at CPL0
+for t in "${opt_tools[@]+"${opt_tools[@]}"}"; do
 	[ -x "$t" ] || { echo "make_initramfs: $t not installed: left out of the image" >&2; continue; }
 	libs=$(ldd "$t" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }') ||
 		{ echo "make_initramfs: ldd $t failed: left out of the image" >&2; continue; }
@@ -97,11 +107,12 @@ done
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
 out=$cache/initramfs-$kver.cpio.gz
+[ $builtin = 1 ] && out=$cache/initramfs-builtin.cpio
 stamp_now=$(
 	{
 		sha256sum "$0" | cut -d' ' -f1
 		stat -c '%n %s %Y' "$busybox"
-		for rel in "${order[@]}"; do stat -c '%n %s %Y' "$moddir/$rel"; done
+		for rel in "${order[@]+"${order[@]}"}"; do stat -c '%n %s %Y' "$moddir/$rel"; done
 		echo "tools: ${tools[*]}"
 		for f in "${tools[@]}" "${tool_libs[@]}"; do stat -L -c '%n %s %Y' "$f"; done
 	} | sha256sum | cut -d' ' -f1
@@ -123,7 +134,7 @@ for f in "${tools[@]}" "${tool_libs[@]}"; do
 done
 
 : >"$root/modules/order"
-for rel in "${order[@]}"; do
+for rel in "${order[@]+"${order[@]}"}"; do
 	name=${rel##*/}
 	case $name in
 	*.ko.xz) xz -dc "$moddir/$rel" >"$root/modules/${name%.xz}"; name=${name%.xz} ;;
@@ -142,6 +153,8 @@ cat >"$root/init" <<'INIT'
 #   hv.min=N          replies needed to pass (default = count)
 #   hv.wait=S         seconds to wait for the first reply (default 120)
 #   hv.linger=S       seconds to keep answering after the own test (default 30)
+#   hv.hold=1         instead of lingering, wait for a line "poweroff" on the
+#                     console (the host sends it once both guests are done)
 #   hv.interval=S     seconds between pings (default 0.2)
 #   hv.tcp=MB         after the pings, send MB MiB over TCP to the peer (port
 #                     5001) and report the time; every guest also listens there
@@ -172,7 +185,13 @@ finish() {
 	done
 	# The host may stop the guest from here on.
 	say "END"
-	if [ "${linger:-0}" -gt 0 ]; then
+	if [ "$hold" = 1 ]; then
+		say "HOLD waiting for poweroff on the console"
+		while read -r line; do
+			case $line in poweroff*) break ;; esac
+		done
+		say "POWEROFF uptime=$(cut -d' ' -f1 /proc/uptime)"
+	elif [ "${linger:-0}" -gt 0 ]; then
 		# stay up so the peer can finish its own pings
 		sleep "$linger"
 	fi
@@ -182,7 +201,7 @@ finish() {
 	echo o >/proc/sysrq-trigger
 }
 
-ip=; peer=; count=20; min=; wait=120; linger=30; interval=0.2; tcp=0; tcp_kb=0; tcp_role=
+hold=0; ip=; peer=; count=20; min=; wait=120; linger=30; interval=0.2; tcp=0; tcp_kb=0; tcp_role=
 iperf_kb=0; iperf_s=0
 for arg in $(cat /proc/cmdline); do
 	case $arg in
@@ -192,6 +211,7 @@ for arg in $(cat /proc/cmdline); do
 	hv.min=*) min=${arg#hv.min=} ;;
 	hv.wait=*) wait=${arg#hv.wait=} ;;
 	hv.linger=*) linger=${arg#hv.linger=} ;;
+	hv.hold=*) hold=${arg#hv.hold=} ;;
 	hv.tcp_kb=*) tcp_kb=${arg#hv.tcp_kb=} ;;
 	hv.tcp_role=*) tcp_role=${arg#hv.tcp_role=} ;;
 	hv.iperf_kb=*) iperf_kb=${arg#hv.iperf_kb=} ;;
@@ -351,7 +371,8 @@ finish
 INIT
 chmod +x "$root/init"
 
-(cd "$root" && find . -print0 | sort -z | cpio --null -o -H newc --quiet) | gzip -9 >"$out.tmp"
+compress() { if [ $builtin = 1 ]; then cat; else gzip -9; fi; }
+(cd "$root" && find . -print0 | sort -z | cpio --null -o -H newc --quiet) | compress >"$out.tmp"
 mv "$out.tmp" "$out"
 echo "$stamp_now" >"$out.stamp"
 echo "make_initramfs: built $out ($kver, modules: $(tr '\n' ' ' <"$root/modules/order")tools: ${tools[*]:-none})" >&2

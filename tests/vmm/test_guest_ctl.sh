@@ -33,7 +33,11 @@ grep -q "features: *0x1" "$run/show.txt" || fail "guest show: features"
 guest p vm1 "ip=10.0.0.2 peer=10.0.0.1 mode=ping count=3 linger_ms=0"
 wait "$guest_pid" || fail "pings to the detached guest failed"
 g stats a | tee "$run/stats.txt"
-[ "$(grep -c '^ *[01] ' "$run/stats.txt")" -eq 2 ] || fail "stats: one row per vCPU"
+[ "$(sed '/^$/q' "$run/stats.txt" | grep -c '^ *[01] ')" -eq 2 ] || fail "stats: one row per vCPU"
+# the NIC's queues follow: rx and tx, set up by the guest's driver
+rx_used=$(awk '$2 == "rx" && $4 == "yes" { print $7 }' "$run/stats.txt")
+[ "${rx_used:-0}" -ge 3 ] || fail "stats: rx queue row missing or fewer than the 3 pings used: '$rx_used'"
+grep -Eq '^ +1 +tx +[0-9]+ +yes ' "$run/stats.txt" || fail "stats: no tx queue row"
 inj=$("$HVCTL" --json guest stats a | tr -d ' \t\n' | sed 's/.*"vcpu":0[^}]*"irq_injections":\([0-9]*\).*/\1/')
 [ "${inj:-0}" -gt 0 ] || fail "stats: no irq injections on vCPU 0"
 
