@@ -7,6 +7,10 @@
 #   tests/run.sh --fuzz-long  only the fuzz targets, each for HV_FUZZ_RUNS inputs
 #                             (default 10 000 000; not in CI: about an hour on 2 cores)
 #
+# Not in the suite: the Linux guests of the VMM (suite linux-guest; it builds a
+# guest kernel and boots two guests: tens of minutes where guest CPL0 is
+# emulated): meson test -C build --suite linux-guest (doc/vmm.rst).
+#
 #   HV_FUZZ_SECONDS   seconds per fuzz target (default 60; 0 skips fuzzing)
 #   HV_FUZZ_RUNS      inputs per fuzz target with --fuzz-long
 #   HV_TEST_HUGEPAGES 1 to run the DPDK tests on hugepages instead of --no-huge
@@ -57,7 +61,7 @@ build_and_test() {
 	local dir=$1
 	shift
 	configure "$dir" --werror "$@" && ninja -C "$dir" &&
-		meson test -C "$dir" --print-errorlogs --num-processes 1
+		meson test -C "$dir" --print-errorlogs --num-processes 1 --no-suite linux-guest
 }
 
 # The libFuzzer targets: name and seed corpus (tests/fuzz/README.rst).
