@@ -379,7 +379,8 @@ START_TEST(guest_commands_scoped)
 	} guest[] = {{HV_CTL_C_GUEST_SHOW, "guest.show"},
 		     {HV_CTL_C_GUEST_STATS, "guest.stats"},
 		     {HV_CTL_C_GUEST_CONSOLE, "guest.console"},
-		     {HV_CTL_C_GUEST_STOP, "guest.stop"}};
+		     {HV_CTL_C_GUEST_STOP, "guest.stop"},
+		     {HV_CTL_C_GUEST_QUEUES, "guest.queues"}};
 	static struct hv_ctl_cmd gcmds[HV_CTL_C__MAX + 1];
 	hv_ctl_handler_t gh[HV_CTL_C__MAX];
 	char gpath[192], err[256], big[4200], line[4400], *e;
@@ -404,10 +405,10 @@ START_TEST(guest_commands_scoped)
 		ck_assert_msg(strncmp(c->name, "guest.", 6) != 0, "switch serves %s", c->name);
 	ck_assert_int_eq(calls, 0);
 
-	/* a guest's VMM: its four commands, validated from the table */
+	/* a guest's VMM: its five commands, validated from the table */
 	memcpy(gh, all_count, sizeof(gh));
 	gh[HV_CTL_C_GUEST_CONSOLE] = h_console;
-	ck_assert_uint_eq(hv_ctl_api_server_cmds(HV_CTL_SVC_GUEST, gh, gcmds), 4);
+	ck_assert_uint_eq(hv_ctl_api_server_cmds(HV_CTL_SVC_GUEST, gh, gcmds), 5);
 	snprintf(gpath, sizeof(gpath), "%s/guest.sock", dir);
 	g = hv_ctl_server_create(gpath, HV_CTL_NO_GROUP, gcmds, NULL, err, sizeof(err));
 	ck_assert_msg(g != NULL, "%s", err);
@@ -426,7 +427,7 @@ START_TEST(guest_commands_scoped)
 	ck_assert_str_eq(e, "guest.console: 'input' must be a string of 1..4096 characters");
 	free(e);
 	e = raw_error_at(g, gpath, "{\"cmd\":\"guest.stop\",\"args\":{\"input\":\"x\"}}\n");
-	ck_assert_str_eq(e, "guest.stop: unknown argument 'input' (valid: none)");
+	ck_assert_str_eq(e, "guest.stop: unknown argument 'input' (valid: force)");
 	free(e);
 	e = raw_error_at(g, gpath, "{\"cmd\":\"port.list\"}\n");
 	ck_assert_str_eq(e, "unknown command 'port.list' (try 'help')");
