@@ -142,6 +142,20 @@ seg_flat(struct kvm_segment *s, uint16_t sel, uint8_t type, bool code64)
 	s->db = !code64;
 }
 
+/* Flat code and data segments with selectors of the boot GDT (x86_boot.c):
+ * 0x10 code (64-bit or 32-bit), 0x18 data; no IDT yet. */
+static void
+flat_segments(struct kvm_sregs *sregs, bool code64)
+{
+	seg_flat(&sregs->cs, 0x10, 0xb, code64);
+	seg_flat(&sregs->ds, 0x18, 0x3, false);
+	sregs->es = sregs->fs = sregs->gs = sregs->ss = sregs->ds;
+	sregs->gdt.base = VMM_BOOT_GDT;
+	sregs->gdt.limit = 4 * 8 - 1;
+	sregs->idt.base = 0;
+	sregs->idt.limit = 0;
+}
+
 int
 vmm_vcpu_set_long_mode(struct vmm_vcpu *vcpu, uint64_t rip, uint64_t rsp, uint64_t rsi,
 		       bool builtin)
@@ -151,14 +165,7 @@ vmm_vcpu_set_long_mode(struct vmm_vcpu *vcpu, uint64_t rip, uint64_t rsp, uint64
 
 	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) != 0)
 		return vmm_err_errno("KVM_GET_SREGS");
-	/* Selectors match the boot GDT (x86_boot.c): 0x10 code, 0x18 data. */
-	seg_flat(&sregs.cs, 0x10, 0xb, true);
-	seg_flat(&sregs.ds, 0x18, 0x3, false);
-	sregs.es = sregs.fs = sregs.gs = sregs.ss = sregs.ds;
-	sregs.gdt.base = VMM_BOOT_GDT;
-	sregs.gdt.limit = 4 * 8 - 1;
-	sregs.idt.base = 0;
-	sregs.idt.limit = 0;
+	flat_segments(&sregs, true);
 	sregs.cr3 = VMM_BOOT_PML4;
 	sregs.cr4 = 0x20 | 0x200 | 0x400;                           /* PAE, OSFXSR, OSXMMEXCPT */
 	sregs.cr0 = 0x80000000 | 0x10000 | 0x20 | 0x10 | 0x2 | 0x1; /* PG WP NE ET MP PE */
@@ -185,13 +192,7 @@ vmm_vcpu_set_protected_mode(struct vmm_vcpu *vcpu, uint32_t eip, uint32_t ebx)
 	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) != 0)
 		return vmm_err_errno("KVM_GET_SREGS");
 	/* the PVH ABI: flat 4 GiB 32-bit code and data, CR0.PE only, no paging */
-	seg_flat(&sregs.cs, 0x10, 0xb, false);
-	seg_flat(&sregs.ds, 0x18, 0x3, false);
-	sregs.es = sregs.fs = sregs.gs = sregs.ss = sregs.ds;
-	sregs.gdt.base = VMM_BOOT_GDT;
-	sregs.gdt.limit = 4 * 8 - 1;
-	sregs.idt.base = 0;
-	sregs.idt.limit = 0;
+	flat_segments(&sregs, false);
 	sregs.cr0 = 0x10 | 0x1; /* ET PE */
 	sregs.cr3 = 0;
 	sregs.cr4 = 0;
