@@ -24,6 +24,7 @@
 #include "hv_ctl.h"
 #include "hv_ctl_api.h"
 #include "hv_ctl_priv.h"
+#include "hv_test_utf8.h"
 
 gid_t sw_ctl_admin_group = HV_CTL_NO_GROUP; /* the daemon's, declared by ctl_policy.h */
 
@@ -38,39 +39,6 @@ static const char *run_dir;
 			abort();                                                                   \
 		}                                                                                  \
 	} while (0)
-
-/* An independent strict UTF-8 check (not hv_ctl_utf8_clean's code). */
-static int
-utf8_ok(const unsigned char *s, size_t len)
-{
-	size_t i = 0;
-
-	while (i < len) {
-		unsigned int n, cp, min;
-
-		if (s[i] < 0x80) {
-			i++;
-			continue;
-		}
-		if ((s[i] & 0xe0) == 0xc0)
-			n = 1, cp = s[i] & 0x1f, min = 0x80;
-		else if ((s[i] & 0xf0) == 0xe0)
-			n = 2, cp = s[i] & 0x0f, min = 0x800;
-		else if ((s[i] & 0xf8) == 0xf0)
-			n = 3, cp = s[i] & 0x07, min = 0x10000;
-		else
-			return 0;
-		for (unsigned int k = 1; k <= n; k++) {
-			if (i + k >= len || (s[i + k] & 0xc0) != 0x80)
-				return 0;
-			cp = cp << 6 | (s[i + k] & 0x3f);
-		}
-		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return 0;
-		i += n + 1;
-	}
-	return 1;
-}
 
 /* Every ",key=" of devargs is one that reaches no file or interface. */
 static int
@@ -226,7 +194,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* exactly one line */
 		FUZZ_CHECK(c.out[c.out_len - 1] == '\n');
 		FUZZ_CHECK(memchr(c.out, '\n', c.out_len - 1) == NULL);
-		FUZZ_CHECK(utf8_ok((const unsigned char *)c.out, c.out_len - 1));
+		FUZZ_CHECK(hv_test_utf8_valid(c.out, c.out_len - 1));
 		len = c.out_len - 1;
 		text = malloc(len + 1);
 		FUZZ_CHECK(text != NULL);
@@ -261,7 +229,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		src[n] = '\0';
 		got = hv_ctl_utf8_clean(dst, 1 + data[0] % sizeof(dst), src, max);
 		FUZZ_CHECK(got == strlen(dst) && got <= max && got <= data[0] % sizeof(dst));
-		FUZZ_CHECK(utf8_ok((const unsigned char *)dst, got));
+		FUZZ_CHECK(hv_test_utf8_valid(dst, got));
 	}
 	return 0;
 }

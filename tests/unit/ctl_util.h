@@ -33,9 +33,6 @@ bool cu_readable(int fd, int ms, struct hv_ctl_server *s);
 /** Whether the peer closed fd within timeout_ms (polling s when not NULL). */
 bool cu_closed(int fd, int timeout_ms, struct hv_ctl_server *s);
 
-/** Strict UTF-8 check of len bytes. */
-bool cu_utf8_valid(const char *p, size_t len);
-
 /** Poll s until child pid exits; its exit status, or -1 after CU_WAIT_MS. */
 int cu_wait_child(struct hv_ctl_server *s, pid_t pid);
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ctl_util.h"
+#include "hv_test_utf8.h"
 #include "hv_ctl.h"
 
 #define TEST_GROUP ((gid_t)4242)
@@ -430,7 +431,7 @@ utf8_reply(int fd, const char *line)
 	cu_send(fd, line, strlen(line));
 	text = cu_line(fd, CU_WAIT_MS, srv);
 	ck_assert_ptr_nonnull(text);
-	ck_assert_msg(cu_utf8_valid(text, strlen(text)), "reply not UTF-8: %s", text);
+	ck_assert_msg(hv_test_utf8_valid(text, strlen(text)), "reply not UTF-8: %s", text);
 	rep = cJSON_Parse(text);
 	ck_assert_msg(rep != NULL, "reply not JSON: %s", text);
 	free(text);

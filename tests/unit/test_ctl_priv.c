@@ -229,8 +229,7 @@ START_TEST(ctl_port_add_policy)
 		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"net_null0\"}",
 		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"net_null12,size=64,copy=1\"}",
 		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"net_ring0\"}",
-		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"net_tap3,mac=02:00:00:00:00:"
-		"01\"}",
+		"{\"name\":\"p\",\"type\":\"ethdev\",\"devargs\":\"net_tap3,mac=02:00:00:00:00:01\"}",
 		/* malformed: left to port.add's own checks */
 		"{\"name\":\"p\",\"type\":7}",
 		"{\"name\":\"p\",\"type\":\"bogus\",\"devargs\":\"net_pcap0,tx_pcap=/x\"}",
