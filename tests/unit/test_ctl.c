@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctl_util.h"
 #include "hv_ctl.h"
 
 #define TEST_GROUP ((gid_t)4242)
@@ -693,24 +694,6 @@ perm_child(const char *p, gid_t gid, const gid_t *groups, size_t ngroups, bool a
 	_exit(0);
 }
 
-/* Poll s until pid exits; returns its exit status (or -1 after WAIT_MS). */
-static int
-wait_child(struct hv_ctl_server *s, pid_t pid)
-{
-	int status, i;
-
-	for (i = 0; i < WAIT_MS / 5; i++) {
-		pid_t r = waitpid(pid, &status, WNOHANG);
-
-		if (r == pid)
-			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-		hv_ctl_server_poll(s, 5);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return -1;
-}
-
 START_TEST(ctl_permission)
 {
 	static const struct {
@@ -749,7 +732,7 @@ START_TEST(ctl_permission)
 		if (pid == 0)
 			perm_child(p, cases[i].gid, cases[i].groups, cases[i].ngroups,
 				   cases[i].allowed);
-		ck_assert_msg(wait_child(s, pid) == 0, "case %u failed", i);
+		ck_assert_msg(cu_wait_child(s, pid) == 0, "case %u failed", i);
 	}
 	hv_ctl_server_destroy(s);
 	ck_assert_int_eq(access(p, F_OK), -1);
@@ -880,7 +863,7 @@ hvctl_run(struct run *r, const char *const *args)
 	int ofd, efd;
 	pid_t pid = hvctl_start(args, &ofd, &efd);
 
-	r->status = wait_child(srv, pid);
+	r->status = cu_wait_child(srv, pid);
 	read_file(ofd, r->out, sizeof(r->out));
 	read_file(efd, r->err, sizeof(r->err));
 }
@@ -1042,7 +1025,7 @@ START_TEST(hvctl_stats)
 		}
 		ck_assert_int_gt(st.st_size, 0);
 		kill(pid, SIGINT);
-		status = wait_child(srv, pid);
+		status = cu_wait_child(srv, pid);
 		ck_assert_int_eq(status, 0);
 	}
 	close(ofd);
