@@ -248,15 +248,19 @@ echo_worker_main(void *arg)
 	return 0;
 }
 
-/* Push traffic for @ms while the worker echoes; returns frames that came back. */
+/*
+ * Push traffic for @ms while the worker echoes, and on until a frame comes
+ * back or TIMEOUT_MS pass (a loaded machine may not run the worker at once);
+ * returns frames that came back.
+ */
 static unsigned int
 traffic(struct peer *p, unsigned int ms)
 {
-	uint64_t end = peer_now_ms() + ms;
+	uint64_t start = peer_now_ms(), now = start;
 	unsigned int back = 0;
 	uint32_t seed = 0;
 
-	while (peer_now_ms() < end) {
+	while (now < start + ms || (back == 0 && now < start + TIMEOUT_MS)) {
 		struct rte_mbuf *tx[8], *rx[BURST];
 		uint16_t k;
 
@@ -269,6 +273,7 @@ traffic(struct peer *p, unsigned int ms)
 		k = rte_eth_rx_burst(p->eth, 0, rx, BURST);
 		back += k;
 		rte_pktmbuf_free_bulk(rx, k);
+		now = peer_now_ms();
 	}
 	return back;
 }
