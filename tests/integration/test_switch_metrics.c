@@ -276,6 +276,10 @@ START_TEST(scrape_during_traffic)
 	ck_assert_double_eq(port_metric(t2, "hvswitch_port_drops_total", "vm0", ",reason=\"runt\""),
 			    0);
 	free(t2);
+	/* the endpoint stops with the daemon: a clean exit (no leak under ASan) */
+	for (int i = 0; i < 2; i++)
+		guest_close(&G[i]);
+	ck_assert_int_eq(hvsw_stop(&D), 0);
 }
 END_TEST
 
@@ -310,6 +314,7 @@ START_TEST(http_methods_and_paths)
 	free(t);
 	/* it still answers the control socket */
 	cJSON_Delete(hvsw_ok(&D, "port.list", NULL));
+	ck_assert_int_eq(hvsw_stop(&D), 0);
 }
 END_TEST
 
