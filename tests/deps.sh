@@ -10,6 +10,7 @@ packages=(
 	qemu-system-x86 linux-image-cloud-amd64 busybox-static xz-utils cpio lz4 binutils
 	iperf3 ethtool strace
 	linux-source-6.1 bc flex bison libelf-dev make acpica-tools
+	libmicrohttpd-dev prometheus curl
 )
 missing=()
 for p in "${packages[@]}"; do

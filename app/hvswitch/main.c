@@ -26,6 +26,7 @@
 #include "hv_ctl.h"
 #include "hv_ctl_api.h"
 #include "hv_log.h"
+#include "metrics.h"
 #include "sw.h"
 
 struct sw sw = {
@@ -42,6 +43,8 @@ struct options {
 	unsigned int n_cli_ports;
 	int64_t fdb_age_s, mac_limit, fdb_capacity; /* -1: not given */
 	bool check_config;
+	bool metrics; /* --metrics-listen given */
+	struct sw_metrics_addr metrics_addr;
 };
 
 static void
@@ -77,6 +80,9 @@ usage(FILE *out)
 		"  --pmd-sleep US|N:US[,N:US]...\n"
 		"                     a PMD idle that long sleeps on its guests' kicks\n"
 		"                     (all PMDs, or PMD N); default: never (dedicated cores)\n"
+		"  --metrics-listen ADDR:PORT\n"
+		"                     serve Prometheus metrics on http://ADDR:PORT/metrics\n"
+		"                     (numeric address, e.g. 127.0.0.1:9417; default: off)\n"
 		"EAL: give at least two lcores (-l 0,1): the main lcore is the control\n"
 		"plane, every other lcore is a PMD. Pass --no-pci unless NICs are wanted.\n");
 }
@@ -164,6 +170,7 @@ parse_args(struct options *o, int argc, char **argv)
 		{"check-config", no_argument, NULL, 'k'},
 		{"pmd-sleep", required_argument, NULL, 's'},
 		{"guest-mem-limit", required_argument, NULL, 'M'},
+		{"metrics-listen", required_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -241,6 +248,16 @@ parse_args(struct options *o, int argc, char **argv)
 				return -1;
 			sw_vhost_mem_limit = v << 20;
 			break;
+		case 'P': {
+			char err[256];
+
+			if (sw_metrics_parse(optarg, &o->metrics_addr, err, sizeof(err)) != 0) {
+				fprintf(stderr, "hvswitch: %s\n", err);
+				return -1;
+			}
+			o->metrics = true;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -486,6 +503,10 @@ main(int argc, char **argv)
 		goto out_stop;
 	for (unsigned int i = 0; i < sw.n_pmds; i++)
 		rte_eal_remote_launch(sw_dp_pmd_main, &sw.pmds[i], sw.pmds[i].lcore);
+	if (o.metrics && sw_metrics_start(&o.metrics_addr, err, sizeof(err)) != 0) {
+		fprintf(stderr, "hvswitch: %s\n", err);
+		goto out_stop;
+	}
 	printf("hvswitch %s: %u PMD(s), control socket %s/hvswitch.sock\n", HV_VERSION, sw.n_pmds,
 	       sw.run_dir);
 	fflush(stdout);
@@ -493,6 +514,7 @@ main(int argc, char **argv)
 	HV_LOG(INFO, "stopping");
 	rc = 0;
 out_stop:
+	sw_metrics_stop();
 	stop();
 	hv_ctl_server_destroy(ctl);
 out_eal:
