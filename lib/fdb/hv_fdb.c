@@ -80,6 +80,7 @@ struct hv_fdb {
 	uint64_t pmd_limit_refused;
 	uint64_t budget_refused;
 	uint64_t mem_bytes; /* heap taken by hv_fdb_create() */
+	uint32_t capacity;
 };
 
 /* Keys are 8 bytes: one load each, not memcmp (rte_hash's default for this size). */
@@ -203,6 +204,7 @@ hv_fdb_create(const char *name, const struct hv_fdb_conf *conf)
 		return NULL;
 	}
 	fdb->max_ports = conf->max_ports;
+	fdb->capacity = conf->capacity;
 	fdb->max_per_port = conf->max_per_port;
 	fdb->age_ms = conf->age_ms;
 	/* a slot is held until the grace period after its key's removal: keep spares */
@@ -537,6 +539,6 @@ void
 hv_fdb_get_mem(const struct hv_fdb *fdb, struct hv_fdb_mem *out)
 {
 	out->bytes = fdb->mem_bytes;
-	out->capacity = rte_hash_max_key_id(fdb->h) + 1;
+	out->capacity = fdb->capacity;
 	out->entries = (uint32_t)rte_hash_count(fdb->h);
 }

@@ -30,6 +30,9 @@
 #   HV_BENCH_DUTS         DUTs of the comparison                 ["hvswitch testpmd ovs"]
 #   HV_BENCH_CURVES       curves to run: "ports macs", or ""     ["ports macs"]
 #   HV_BENCH_CURVE_DUTS   DUTs of the curves                    ["hvswitch ovs"]
+#   HV_BENCH_BASE_BUILD   a second build (e.g. of the code before a change):
+#                         its hvswitch joins the curves as DUT "base", run
+#                         alternately with the others          [none]
 #   HV_BENCH_PORTS_LIST   ports of the ports curve (at most 32)  ["2 8 32"]
 #   HV_BENCH_MACS_LIST    MAC set sizes of the MAC curve        ["10 1000 100000"]
 #   HV_BENCH_CURVE_SIZE   frame size of the curves               [64]
@@ -86,6 +89,7 @@ curve_reps=${HV_BENCH_CURVE_REPS:-$reps}
 duts=${HV_BENCH_DUTS:-hvswitch testpmd ovs}
 curves=${HV_BENCH_CURVES-ports macs}
 curve_duts=${HV_BENCH_CURVE_DUTS:-hvswitch ovs}
+base_build=${HV_BENCH_BASE_BUILD:-}
 ports_list=${HV_BENCH_PORTS_LIST:-2 8 32}
 macs_list=${HV_BENCH_MACS_LIST:-10 1000 100000}
 curve_size=${HV_BENCH_CURVE_SIZE:-64}
@@ -196,6 +200,11 @@ mkdir -p "$rundir/bin" "$rundir/logs"
 cp "$build/app/hvswitch/hvswitch" "$build/app/hvctl/hvctl" "$rundir/bin/" || die "copy failed"
 cp "$pktgen_src" "$rundir/bin/hv_pktgen" || die "copy failed"
 hvswitch=$rundir/bin/hvswitch
+if [ -n "$base_build" ]; then
+	cp "$base_build/app/hvswitch/hvswitch" "$rundir/bin/hvswitch-base" ||
+		die "no $base_build/app/hvswitch/hvswitch"
+	curve_duts="base $curve_duts"
+fi
 hvctl=$rundir/bin/hvctl
 pktgen=$rundir/bin/hv_pktgen
 
@@ -246,8 +255,8 @@ start_dut() {
 	mkdir -p "$rundir/s$run"
 	rm -f "$rundir"/ovs*.sock
 	case $dut in
-	hvswitch)
-		local ports=()
+	hvswitch | base)
+		local ports=() bin=$hvswitch
 
 		for ((i = 0; i < nports; i++)); do
 			ports+=(--port "$rundir/s$run/p$i.sock")
@@ -255,7 +264,8 @@ start_dut() {
 		rm -rf "$rundir/hv" && mkdir -p "$rundir/hv"
 		# main lcore (control plane, sleeps in poll) on the generator's CPU,
 		# the PMD lcore alone on its CPU
-		"$hvswitch" -l "$dut_lcores" --main-lcore "$gen_cpu" --no-pci "${dut_mem[@]}" \
+		[ "$dut" = base ] && bin=$rundir/bin/hvswitch-base
+		"$bin" -l "$dut_lcores" --main-lcore "$gen_cpu" --no-pci "${dut_mem[@]}" \
 			--file-prefix "${prefix}d$run" -- --run-dir "$rundir/hv" \
 			--config "$rundir/hv/hvswitch.json" --mbufs 16384 "$@" "${ports[@]}" \
 			>"$log" 2>&1 &
@@ -380,7 +390,7 @@ run_one() {
 	rc=$?
 	forget_pid "$gen_pid"
 	rm -rf /var/run/dpdk/"${prefix}g$run" 2>/dev/null
-	if [ "$dut" = hvswitch ] && kill -0 "$dut_pid" 2>/dev/null; then
+	if [[ $dut == hvswitch || $dut == base ]] && kill -0 "$dut_pid" 2>/dev/null; then
 		# entries in the MAC table (the header line excluded)
 		fdb=$("$hvctl" --socket "$rundir/hv/hvswitch.sock" fdb show 2>/dev/null | sed 1d | wc -l)
 	fi
@@ -587,8 +597,10 @@ for curve in $curves; do
 done
 
 # ---------------------------------------------------------------- report
-echo
-if [ "$slices" -gt 0 ]; then
+[ -n "$sizes" ] && echo
+if [ -z "$sizes" ]; then
+	:
+elif [ "$slices" -gt 0 ]; then
 	echo "Comparison in turns: median rx packets/s (Mpps) per DUT over its turns; turns in Mpps"
 else
 	echo "Comparison: median rx packets/s (Mpps) per DUT; runs as Mpps(forwarding thread's CPU %)"
@@ -607,13 +619,13 @@ comparison_table() {
 			"$(mpps "$o")" "$(ratio "$h" "$t")" "$(ratio "$h" "$o")"
 	done
 }
-comparison_table pps
+[ -z "$sizes" ] || comparison_table pps
 for size in $sizes; do
 	for dut in hvswitch testpmd ovs; do
 		[ -n "${detail[$dut,$size]:-}" ] && printf '  %-5s %-9s %s\n' "$size" "$dut" "${detail[$dut,$size]}"
 	done
 done
-if [ "$slices" -eq 0 ]; then
+if [ "$slices" -eq 0 ] && [ -n "$sizes" ]; then
 	echo
 	echo "Clean runs only (generator and forwarding thread each >= 95 % of their CPU):"
 	comparison_table clean
@@ -637,6 +649,15 @@ for curve in $curves; do
 		printf '%-8s %10s %9s %10s %9s %7s   %s; %s\n' "$pt" "$(mpps "$m")" "$(ratio "$m" "$base")" \
 			"$(mpps "$o")" "$(ratio "$o" "$obase")" "$(ratio "$m" "$o")" \
 			"${detail[$curve,$pt]:-}" "${detail[ovs:$curve,$pt]:-}"
+	done
+	[ -n "$base_build" ] || continue
+	echo "  base ($base_build): Mpps, relative, hvswitch/base"
+	base=
+	for pt in $points; do
+		m=$(bench_median "${pps[base:$curve,$pt]:-}")
+		[ -n "$base" ] || base=$m
+		printf '  %-8s %10s %9s %7s   %s\n' "$pt" "$(mpps "$m")" "$(ratio "$m" "$base")" \
+			"$(ratio "$(bench_median "${pps[$curve,$pt]:-}")" "$m")" "${detail[base:$curve,$pt]:-}"
 	done
 done
 
