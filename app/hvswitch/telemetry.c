@@ -110,6 +110,7 @@ static int
 fdb_detail(cJSON **out, const char *param)
 {
 	struct hv_fdb_stats fs;
+	struct hv_fdb_mem fm;
 
 	RTE_SET_USED(param);
 	hv_fdb_apply(sw.fdb);
@@ -126,6 +127,11 @@ fdb_detail(cJSON **out, const char *param)
 	cJSON_AddNumberToObject(*out, "budget_refused", (double)fs.budget_refused);
 	cJSON_AddNumberToObject(*out, "table_full", (double)fs.table_full);
 	cJSON_AddNumberToObject(*out, "queue_full", (double)fs.queue_full);
+	/* allocated whole at start-up: the same at 10 MACs as at capacity */
+	hv_fdb_get_mem(sw.fdb, &fm);
+	cJSON_AddNumberToObject(*out, "memory_bytes", (double)fm.bytes);
+	cJSON_AddNumberToObject(*out, "memory_bytes_per_entry",
+				fm.capacity ? (double)fm.bytes / fm.capacity : 0);
 	return 0;
 }
 

@@ -15,11 +15,31 @@
 #define APPLY_BURST 64
 #define APPLY_MAX 8192 /* requests per hv_fdb_apply(), so one call stays short */
 
-/* What a key maps to: published with the key, freed after a grace period. */
-struct fdb_slot {
-	uint16_t port;
-	uint64_t last_seen_ms;
-};
+/*
+ * What a key maps to, in rte_hash's data word itself: the port in the low 16
+ * bits, the slot index above. A lookup reads the port from the key's own
+ * cache line (no second line per frame), and a move replaces the word
+ * atomically (rte_hash_add_key_data() on a present key).
+ */
+#define DATA_PORT_BITS 16
+
+static inline void *
+data_make(uint32_t slot, uint16_t port)
+{
+	return (void *)(uintptr_t)((uint64_t)slot << DATA_PORT_BITS | port);
+}
+
+static inline uint16_t
+data_port(const void *d)
+{
+	return (uint16_t)(uintptr_t)d;
+}
+
+static inline uint32_t
+data_slot(const void *d)
+{
+	return (uint32_t)((uint64_t)(uintptr_t)d >> DATA_PORT_BITS);
+}
 
 struct learn_req {
 	struct hv_fdb_key key;
@@ -38,7 +58,14 @@ struct hv_fdb {
 	struct rte_ring *learn;
 	struct rte_rcu_qsbr *rcu;
 	bool own_rcu;
-	struct fdb_slot *slots;
+	/*
+	 * Per slot: when the control thread last knew the key seen (its own),
+	 * and whether a PMD saw it since (PMDs set, the ageing sweep clears).
+	 * One byte a key read per frame, written once per sweep: a write of
+	 * the time per frame would dirty a cache line per MAC.
+	 */
+	uint64_t *last_seen_ms;
+	uint8_t *seen;
 	uint32_t *free_slots; /* stack of free slot indices (control thread) */
 	uint32_t n_free;
 	uint32_t n_slots;
@@ -52,6 +79,8 @@ struct hv_fdb {
 	uint64_t queue_full;
 	uint64_t pmd_limit_refused;
 	uint64_t budget_refused;
+	uint64_t mem_bytes; /* heap taken by hv_fdb_create() */
+	uint32_t capacity;
 };
 
 /* Keys are 8 bytes: one load each, not memcmp (rte_hash's default for this size). */
@@ -66,12 +95,27 @@ key_cmp(const void *a, const void *b, size_t len)
 	return x != y;
 }
 
-static struct fdb_slot *
+/*
+ * The key's one word through the CRC32 instruction: rte_hash_crc() would
+ * walk the 8 bytes in its general loop (about 40 instructions a key).
+ */
+static uint32_t
+key_hash(const void *key, uint32_t len, uint32_t init)
+{
+	uint64_t w;
+
+	RTE_SET_USED(len);
+	memcpy(&w, key, sizeof(w));
+	return rte_hash_crc_8byte(w, init);
+}
+
+/* A free slot index, or UINT32_MAX. */
+static uint32_t
 slot_alloc(struct hv_fdb *fdb)
 {
 	if (fdb->n_free == 0)
-		return NULL;
-	return &fdb->slots[fdb->free_slots[--fdb->n_free]];
+		return UINT32_MAX;
+	return fdb->free_slots[--fdb->n_free];
 }
 
 /* Called by rte_hash once no reader can hold the entry any more. */
@@ -79,9 +123,8 @@ static void
 slot_free(void *p, void *key_data)
 {
 	struct hv_fdb *fdb = p;
-	struct fdb_slot *s = key_data;
 
-	fdb->free_slots[fdb->n_free++] = (uint32_t)(s - fdb->slots);
+	fdb->free_slots[fdb->n_free++] = data_slot(key_data);
 }
 
 void
@@ -93,11 +136,31 @@ hv_fdb_free(struct hv_fdb *fdb)
 	rte_ring_free(fdb->learn);
 	if (fdb->own_rcu)
 		rte_free(fdb->rcu);
-	rte_free(fdb->slots);
+	rte_free(fdb->last_seen_ms);
+	rte_free(fdb->seen);
 	rte_free(fdb->free_slots);
 	rte_free(fdb->per_port);
 	rte_free(fdb->queued);
 	rte_free(fdb);
+}
+
+/*
+ * Heap bytes in use on all sockets: the table's footprint is the difference
+ * across hv_fdb_create() (rte_hash's internals included), exact while no
+ * other thread allocates meanwhile (hvswitch creates it at start-up).
+ */
+static uint64_t
+heap_bytes(void)
+{
+	uint64_t n = 0;
+
+	for (unsigned int i = 0; i < rte_socket_count(); i++) {
+		struct rte_malloc_socket_stats st;
+
+		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &st) == 0)
+			n += st.heap_allocsz_bytes;
+	}
+	return n;
 }
 
 static struct rte_rcu_qsbr *
@@ -121,7 +184,7 @@ hv_fdb_create(const char *name, const struct hv_fdb_conf *conf)
 		.name = name,
 		.entries = conf->capacity,
 		.key_len = sizeof(struct hv_fdb_key),
-		.hash_func = rte_hash_crc,
+		.hash_func = key_hash,
 		.socket_id = conf->socket,
 		/* one writer (the control thread), lock-free readers */
 		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF,
@@ -129,6 +192,7 @@ hv_fdb_create(const char *name, const struct hv_fdb_conf *conf)
 	struct rte_hash_rcu_config rc = {.mode = RTE_HASH_QSBR_MODE_SYNC,
 					 .free_key_data_func = slot_free};
 	struct hv_fdb *fdb;
+	uint64_t heap0 = heap_bytes();
 
 	if (conf->capacity < 8 || conf->max_ports == 0 || conf->max_ports == HV_FDB_PORT_NONE) {
 		rte_errno = EINVAL;
@@ -140,12 +204,15 @@ hv_fdb_create(const char *name, const struct hv_fdb_conf *conf)
 		return NULL;
 	}
 	fdb->max_ports = conf->max_ports;
+	fdb->capacity = conf->capacity;
 	fdb->max_per_port = conf->max_per_port;
 	fdb->age_ms = conf->age_ms;
 	/* a slot is held until the grace period after its key's removal: keep spares */
 	fdb->n_slots = conf->capacity * 2;
-	fdb->slots = rte_zmalloc_socket("hv_fdb_slots", sizeof(*fdb->slots) * fdb->n_slots,
-					RTE_CACHE_LINE_SIZE, conf->socket);
+	fdb->last_seen_ms = rte_zmalloc_socket("hv_fdb_seen_ms", sizeof(uint64_t) * fdb->n_slots,
+					       RTE_CACHE_LINE_SIZE, conf->socket);
+	fdb->seen =
+		rte_zmalloc_socket("hv_fdb_seen", fdb->n_slots, RTE_CACHE_LINE_SIZE, conf->socket);
 	fdb->free_slots =
 		rte_malloc_socket("hv_fdb_free", sizeof(uint32_t) * fdb->n_slots, 0, conf->socket);
 	fdb->per_port = rte_zmalloc_socket("hv_fdb_ports", sizeof(uint32_t) * conf->max_ports, 0,
@@ -161,8 +228,9 @@ hv_fdb_create(const char *name, const struct hv_fdb_conf *conf)
 		fdb->rcu = rcu_create(conf->socket);
 		fdb->own_rcu = true;
 	}
-	if (fdb->slots == NULL || fdb->free_slots == NULL || fdb->per_port == NULL ||
-	    fdb->queued == NULL || fdb->learn == NULL || fdb->h == NULL || fdb->rcu == NULL)
+	if (fdb->last_seen_ms == NULL || fdb->seen == NULL || fdb->free_slots == NULL ||
+	    fdb->per_port == NULL || fdb->queued == NULL || fdb->learn == NULL || fdb->h == NULL ||
+	    fdb->rcu == NULL)
 		goto fail;
 	for (uint32_t i = 0; i < fdb->n_slots; i++)
 		fdb->free_slots[i] = fdb->n_slots - 1 - i;
@@ -173,6 +241,7 @@ hv_fdb_create(const char *name, const struct hv_fdb_conf *conf)
 	rc.key_data_ptr = fdb;
 	if (rte_hash_rcu_qsbr_add(fdb->h, &rc) != 0)
 		goto fail;
+	fdb->mem_bytes = heap_bytes() - heap0;
 	return fdb;
 fail:
 	hv_fdb_free(fdb);
@@ -203,12 +272,8 @@ hv_fdb_lookup_bulk(const struct hv_fdb *fdb, const struct hv_fdb_key **keys, uns
 	if (n == 0)
 		return;
 	lookup(fdb, keys, n, &hits, data);
-	for (unsigned int i = 0; i < n; i++) {
-		const struct fdb_slot *s = data[i];
-
-		ports[i] = (hits >> i) & 1 ? __atomic_load_n(&s->port, __ATOMIC_RELAXED)
-					   : HV_FDB_PORT_NONE;
-	}
+	for (unsigned int i = 0; i < n; i++)
+		ports[i] = (hits >> i) & 1 ? data_port(data[i]) : HV_FDB_PORT_NONE;
 }
 
 /* Whether @port owns its limit of MACs (any thread: the control thread writes both). */
@@ -275,12 +340,12 @@ hv_fdb_learn_bulk(struct hv_fdb *fdb, const struct hv_fdb_key **keys, unsigned i
 		return;
 	lookup(fdb, keys, n, &hits, data);
 	for (unsigned int i = 0; i < n; i++) {
-		struct fdb_slot *s = data[i];
+		if ((hits >> i) & 1 && data_port(data[i]) == port) {
+			/* known here: marked seen, one write per ageing sweep */
+			uint8_t *seen = &fdb->seen[data_slot(data[i])];
 
-		if ((hits >> i) & 1 && __atomic_load_n(&s->port, __ATOMIC_RELAXED) == port) {
-			/* known here: refresh, at most one write per millisecond */
-			if (__atomic_load_n(&s->last_seen_ms, __ATOMIC_RELAXED) != now_ms)
-				__atomic_store_n(&s->last_seen_ms, now_ms, __ATOMIC_RELAXED);
+			if (__atomic_load_n(seen, __ATOMIC_RELAXED) == 0)
+				__atomic_store_n(seen, 1, __ATOMIC_RELAXED);
 			continue;
 		}
 		/* a burst from one new MAC asks once */
@@ -300,42 +365,46 @@ hv_fdb_learn_bulk(struct hv_fdb *fdb, const struct hv_fdb_key **keys, unsigned i
 static void
 learn_one(struct hv_fdb *fdb, const struct learn_req *r)
 {
-	struct fdb_slot *s;
+	uint32_t slot;
 	void *data;
 
 	if (r->port >= fdb->max_ports)
 		return;
 	__atomic_fetch_sub(&fdb->queued[r->port].n, 1, __ATOMIC_RELAXED);
 	if (rte_hash_lookup_data(fdb->h, &r->key, &data) >= 0) {
-		s = data;
-		if (s->port != r->port) {
+		uint16_t old = data_port(data);
+
+		slot = data_slot(data);
+		if (old != r->port) {
 			if (port_full(fdb, r->port)) {
 				fdb->stats.limit_refused++;
 				return;
 			}
-			per_port_add(fdb, s->port, -1);
+			/* a present key's data word is replaced atomically */
+			if (rte_hash_add_key_data(fdb->h, &r->key, data_make(slot, r->port)) != 0)
+				return;
+			per_port_add(fdb, old, -1);
 			per_port_add(fdb, r->port, 1);
-			__atomic_store_n(&s->port, r->port, __ATOMIC_RELAXED);
 			fdb->stats.moved++;
 		}
-		if (r->now_ms > s->last_seen_ms)
-			__atomic_store_n(&s->last_seen_ms, r->now_ms, __ATOMIC_RELAXED);
+		if (r->now_ms > fdb->last_seen_ms[slot])
+			fdb->last_seen_ms[slot] = r->now_ms;
 		return;
 	}
 	if (port_full(fdb, r->port)) {
 		fdb->stats.limit_refused++;
 		return;
 	}
-	s = slot_alloc(fdb);
-	if (s == NULL) {
+	slot = slot_alloc(fdb);
+	if (slot == UINT32_MAX) {
 		fdb->stats.table_full++;
 		return;
 	}
-	s->port = r->port;
-	s->last_seen_ms = r->now_ms;
-	/* the slot is complete before the key becomes visible */
-	if (rte_hash_add_key_data(fdb->h, &r->key, s) != 0) {
-		fdb->free_slots[fdb->n_free++] = (uint32_t)(s - fdb->slots);
+	/* a reused slot must not pass its predecessor's sighting on */
+	fdb->last_seen_ms[slot] = r->now_ms;
+	__atomic_store_n(&fdb->seen[slot], 0, __ATOMIC_RELAXED);
+	if (rte_hash_add_key_data(fdb->h, &r->key, data_make(slot, r->port)) != 0) {
+		fdb->free_slots[fdb->n_free++] = slot;
 		fdb->stats.table_full++;
 		return;
 	}
@@ -361,7 +430,8 @@ hv_fdb_apply(struct hv_fdb *fdb)
 
 /* Remove every entry @match selects; slots come back after the grace period. */
 static unsigned int
-remove_if(struct hv_fdb *fdb, bool (*match)(const struct fdb_slot *s, uint64_t arg), uint64_t arg)
+remove_if(struct hv_fdb *fdb, bool (*match)(struct hv_fdb *fdb, const void *data, uint64_t arg),
+	  uint64_t arg)
 {
 	const void *key;
 	void *data;
@@ -369,10 +439,9 @@ remove_if(struct hv_fdb *fdb, bool (*match)(const struct fdb_slot *s, uint64_t a
 	unsigned int removed = 0;
 
 	while (rte_hash_iterate(fdb->h, &key, &data, &next) >= 0) {
-		const struct fdb_slot *s = data;
-		uint16_t port = s->port;
+		uint16_t port = data_port(data);
 
-		if (!match(s, arg))
+		if (!match(fdb, data, arg))
 			continue;
 		if (rte_hash_del_key(fdb->h, key) >= 0) {
 			per_port_add(fdb, port, -1);
@@ -382,34 +451,36 @@ remove_if(struct hv_fdb *fdb, bool (*match)(const struct fdb_slot *s, uint64_t a
 	return removed;
 }
 
-struct age_arg {
-	uint64_t now_ms;
-	uint64_t age_ms;
-};
-
+/* An entry idle for longer than the age; a PMD's sighting since the last sweep counts as now. */
 static bool
-is_stale(const struct fdb_slot *s, uint64_t arg)
+is_stale(struct hv_fdb *fdb, const void *data, uint64_t now_ms)
 {
-	const struct age_arg *a = (const struct age_arg *)(uintptr_t)arg;
-	uint64_t seen = __atomic_load_n(&s->last_seen_ms, __ATOMIC_RELAXED);
+	uint32_t slot = data_slot(data);
+	uint64_t seen;
 
-	return a->now_ms > seen && a->now_ms - seen > a->age_ms;
+	/* exchanged, not stored: a sighting in between is not lost (read first: lines stay clean) */
+	if (__atomic_load_n(&fdb->seen[slot], __ATOMIC_RELAXED) != 0 &&
+	    __atomic_exchange_n(&fdb->seen[slot], 0, __ATOMIC_RELAXED) != 0 &&
+	    now_ms > fdb->last_seen_ms[slot])
+		fdb->last_seen_ms[slot] = now_ms;
+	seen = fdb->last_seen_ms[slot];
+	return now_ms > seen && now_ms - seen > fdb->age_ms;
 }
 
 unsigned int
 hv_fdb_age(struct hv_fdb *fdb, uint64_t now_ms)
 {
-	struct age_arg a = {.now_ms = now_ms, .age_ms = fdb->age_ms};
-	unsigned int n = remove_if(fdb, is_stale, (uint64_t)(uintptr_t)&a);
+	unsigned int n = remove_if(fdb, is_stale, now_ms);
 
 	fdb->stats.aged += n;
 	return n;
 }
 
 static bool
-on_port(const struct fdb_slot *s, uint64_t port)
+on_port(struct hv_fdb *fdb, const void *data, uint64_t port)
 {
-	return port == HV_FDB_PORT_NONE || s->port == port;
+	RTE_SET_USED(fdb);
+	return port == HV_FDB_PORT_NONE || data_port(data) == port;
 }
 
 unsigned int
@@ -434,10 +505,9 @@ hv_fdb_walk(const struct hv_fdb *fdb, int (*fn)(const struct hv_fdb_entry *e, vo
 	int rc;
 
 	while (rte_hash_iterate(fdb->h, &key, &data, &next) >= 0) {
-		const struct fdb_slot *s = data;
 		struct hv_fdb_entry e = {
-			.port = s->port,
-			.last_seen_ms = __atomic_load_n(&s->last_seen_ms, __ATOMIC_RELAXED),
+			.port = data_port(data),
+			.last_seen_ms = fdb->last_seen_ms[data_slot(data)],
 		};
 
 		memcpy(&e.key, key, sizeof(e.key));
@@ -463,4 +533,12 @@ hv_fdb_get_stats(const struct hv_fdb *fdb, struct hv_fdb_stats *out)
 	out->queue_full = __atomic_load_n(&fdb->queue_full, __ATOMIC_RELAXED);
 	out->limit_refused += __atomic_load_n(&fdb->pmd_limit_refused, __ATOMIC_RELAXED);
 	out->budget_refused = __atomic_load_n(&fdb->budget_refused, __ATOMIC_RELAXED);
+}
+
+void
+hv_fdb_get_mem(const struct hv_fdb *fdb, struct hv_fdb_mem *out)
+{
+	out->bytes = fdb->mem_bytes;
+	out->capacity = fdb->capacity;
+	out->entries = (uint32_t)rte_hash_count(fdb->h);
 }

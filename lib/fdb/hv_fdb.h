@@ -89,7 +89,8 @@ void hv_fdb_lookup_bulk(const struct hv_fdb *fdb, const struct hv_fdb_key **keys
 /**
  * Data path: @n source keys seen on @port at time @now (any monotonic unit
  * shared with hv_fdb_age(), e.g. TSC cycles converted to ms). Known keys on
- * the same port are refreshed in place; the rest are queued for the control
+ * the same port are marked seen (the next hv_fdb_age() takes that as its
+ * time; one byte a key, written once between sweeps); the rest are queued for the control
  * thread, unless @port owns its limit of MACs or has HV_FDB_LEARN_BUDGET
  * requests queued: those are refused and added to @refused (written by the
  * caller's thread only, e.g. per PMD). Any thread; no locks. @n at most 64.
@@ -113,7 +114,8 @@ void hv_fdb_set_limits(struct hv_fdb *fdb, uint64_t age_ms, uint32_t max_per_por
 struct hv_fdb_entry {
 	struct hv_fdb_key key;
 	uint16_t port;
-	uint64_t last_seen_ms;
+	uint64_t last_seen_ms; /**< as of the last hv_fdb_age() (a sighting since then is
+				    dated by the next one) */
 };
 
 /** Control thread: call @fn for every entry until it returns non-zero. */
@@ -122,6 +124,16 @@ int hv_fdb_walk(const struct hv_fdb *fdb, int (*fn)(const struct hv_fdb_entry *e
 
 /** Entries owned by @port (HV_FDB_PORT_NONE: all). */
 uint32_t hv_fdb_count(const struct hv_fdb *fdb, uint16_t port);
+
+/** Memory of a table. */
+struct hv_fdb_mem {
+	uint64_t bytes;    /**< DPDK heap taken at creation (rte_hash, slots, ring), fixed */
+	uint32_t capacity; /**< keys it holds */
+	uint32_t entries;  /**< keys in it now */
+};
+
+/** Any thread: the table's memory (allocated whole at creation, whatever it holds). */
+void hv_fdb_get_mem(const struct hv_fdb *fdb, struct hv_fdb_mem *out);
 
 /** Counters snapshot. */
 void hv_fdb_get_stats(const struct hv_fdb *fdb, struct hv_fdb_stats *out);

@@ -307,6 +307,108 @@ END_TEST
 
 /* ---- a reader on another lcore while the table churns ---- */
 
+static int
+first_seen(const struct hv_fdb_entry *e, void *arg)
+{
+	*(uint64_t *)arg = e->last_seen_ms;
+	return 1;
+}
+
+/* A PMD's sighting is a mark the next sweep dates; without sightings an entry ages. */
+START_TEST(seen_dated_by_sweep)
+{
+	uint64_t seen = 0;
+
+	learn(1, 0, 1, 0);
+	hv_fdb_apply(fdb);
+	learn(1, 0, 1, 500); /* seen on its port: marked, nothing queued */
+	ck_assert_uint_eq(hv_fdb_apply(fdb), 0);
+	ck_assert_uint_eq(hv_fdb_age(fdb, 800), 0);
+	hv_fdb_walk(fdb, first_seen, &seen);
+	ck_assert_uint_eq(seen, 800);
+	/* the mark was taken: no sighting since 800 */
+	ck_assert_uint_eq(hv_fdb_age(fdb, 1700), 0);
+	ck_assert_uint_eq(hv_fdb_age(fdb, 1801), 1);
+	ck_assert_uint_eq(lookup(1, 0), HV_FDB_PORT_NONE);
+}
+END_TEST
+
+/* A slot freed and reused must not pass its old key's sighting to the new one. */
+START_TEST(reused_slot_starts_unseen)
+{
+	learn(1, 0, 1, 0);
+	hv_fdb_apply(fdb);
+	learn(1, 0, 1, 10); /* marked seen */
+	ck_assert_uint_eq(hv_fdb_flush(fdb, HV_FDB_PORT_NONE), 1);
+	learn(2, 0, 1, 20); /* takes the freed slot (the free list is a stack) */
+	hv_fdb_apply(fdb);
+	ck_assert_uint_eq(lookup(2, 0), 1);
+	/* never seen after learning at 20: idle for 1001 ms at 1021 */
+	ck_assert_uint_eq(hv_fdb_age(fdb, 1021), 1);
+	ck_assert_uint_eq(lookup(2, 0), HV_FDB_PORT_NONE);
+}
+END_TEST
+
+/* After a move, the new port's frames refresh in place and lookups give the new port. */
+START_TEST(moved_mac_served_from_new_port)
+{
+	learn(7, 0, 1, 10);
+	hv_fdb_apply(fdb);
+	ck_assert_uint_eq(lookup(7, 0), 1);
+	learn(7, 0, 2, 11);
+	ck_assert_uint_eq(lookup(7, 0), 1); /* the control thread has not moved it yet */
+	ck_assert_uint_eq(hv_fdb_apply(fdb), 1);
+	ck_assert_uint_eq(lookup(7, 0), 2);
+	learn(7, 0, 2, 12);
+	ck_assert_uint_eq(hv_fdb_apply(fdb), 0);
+	/* and back: the old port's frames are a move again */
+	learn(7, 0, 1, 13);
+	ck_assert_uint_eq(hv_fdb_apply(fdb), 1);
+	ck_assert_uint_eq(lookup(7, 0), 1);
+	ck_assert_uint_eq(hv_fdb_count(fdb, 1), 1);
+	ck_assert_uint_eq(hv_fdb_count(fdb, 2), 0);
+}
+END_TEST
+
+static uint64_t
+heap_used(void)
+{
+	struct rte_malloc_socket_stats st;
+	uint64_t n = 0;
+
+	for (unsigned int i = 0; i < rte_socket_count(); i++)
+		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &st) == 0)
+			n += st.heap_allocsz_bytes;
+	return n;
+}
+
+/* The memory reported is what creating the table took from the heap, and it is fixed. */
+START_TEST(memory_reported)
+{
+	struct hv_fdb_mem m;
+	uint64_t before, after;
+
+	teardown();
+	before = heap_used();
+	make(65536, 0, 1000, NULL);
+	after = heap_used();
+	hv_fdb_get_mem(fdb, &m);
+	ck_assert_uint_eq(m.bytes, after - before);
+	/* at least rte_hash's 16-byte key entries and 64-byte buckets of 8 */
+	ck_assert_uint_ge(m.bytes, 65536u * (16 + 8));
+	ck_assert_uint_ge(m.capacity, 65536);
+	ck_assert_uint_eq(m.entries, 0);
+	/* within the learn budget (256 queued a port) at a time */
+	for (uint32_t i = 0; i < 1000; i += 200) {
+		learn_many(1 + i, 200, 1, 0);
+		hv_fdb_apply(fdb);
+	}
+	hv_fdb_get_mem(fdb, &m);
+	ck_assert_uint_eq(m.entries, 1000);
+	ck_assert_uint_eq(m.bytes, after - before);
+}
+END_TEST
+
 struct reader {
 	struct rte_rcu_qsbr *rcu;
 	volatile bool stop;
@@ -383,6 +485,10 @@ suite(void)
 	tcase_add_test(t, learn_refused_at_limit);
 	tcase_add_test(t, bad_config_refused);
 	tcase_add_test(t, concurrent_reader);
+	tcase_add_test(t, seen_dated_by_sweep);
+	tcase_add_test(t, reused_slot_starts_unseen);
+	tcase_add_test(t, moved_mac_served_from_new_port);
+	tcase_add_test(t, memory_reported);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -101,14 +101,14 @@ ovs_db_bridge() {
 }
 
 # Whether a run uses 2 MiB hugepages, from HV_BENCH_HUGEPAGES: auto (when
-# hugetlbfs is mounted with 2 MiB pages and 1024 are free), 1 (required) or
-# 0 (--no-huge). Prints 1 or 0; fails when 1 is required and not possible.
+# hugetlbfs is mounted with 2 MiB pages and $1 [1024] are free), 1 (required)
+# or 0 (--no-huge). Prints 1 or 0; fails when 1 is required and not possible.
 bench_hugepages() {
-	local want=${HV_BENCH_HUGEPAGES:-auto} free size ok=0
+	local want=${HV_BENCH_HUGEPAGES:-auto} need=${1:-1024} free size ok=0
 
 	free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
 	size=$(awk '/^Hugepagesize:/ { print $2 }' /proc/meminfo)
-	grep -q hugetlbfs /proc/mounts && [ "${size:-0}" = 2048 ] && [ "${free:-0}" -ge 1024 ] &&
+	grep -q hugetlbfs /proc/mounts && [ "${size:-0}" = 2048 ] && [ "${free:-0}" -ge "$need" ] &&
 		ok=1
 	case $want in
 	auto) echo "$ok" ;;

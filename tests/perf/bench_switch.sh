@@ -5,8 +5,9 @@
 # against dpdk-testpmd io forwarding on net_vhost (a cross-connect: no
 # switching at all) and against Open vSwitch with DPDK (ovs-vswitchd-dpdk,
 # bridge datapath_type=netdev, dpdkvhostuserclient ports, the NORMAL action),
-# then hvswitch's cost curves: packets/s with 2, 8 and 32 ports, and with 10,
-# 1000 and 100000 learned MAC addresses. See doc/performance.rst ("Switch").
+# then the cost curves of hvswitch and OVS: packets/s with 2, 8 and 32 ports,
+# and with 10, 1000 and 100000 learned MAC addresses. See doc/performance.rst
+# ("Switch").
 #
 # usage: tests/perf/bench_switch.sh [BUILD_DIR]      (default ./build)
 #
@@ -21,12 +22,17 @@
 # (--learn-first), so the measured traffic is known unicast.
 #
 # Environment (defaults in brackets):
-#   HV_BENCH_SIZES        frame sizes of the comparison, bytes without FCS ["64 1518"]
+#   HV_BENCH_SIZES        frame sizes of the comparison, bytes without FCS, or ""
+#                         (curves only)                          ["64 1518"]
 #   HV_BENCH_REPS         repetitions of the comparison without turns, and of each
 #                         curve point                            [3]
 #   HV_BENCH_CURVE_REPS   repetitions of each curve point       [HV_BENCH_REPS]
 #   HV_BENCH_DUTS         DUTs of the comparison                 ["hvswitch testpmd ovs"]
 #   HV_BENCH_CURVES       curves to run: "ports macs", or ""     ["ports macs"]
+#   HV_BENCH_CURVE_DUTS   DUTs of the curves                    ["hvswitch ovs"]
+#   HV_BENCH_BASE_BUILD   a second build (e.g. of the code before a change):
+#                         its hvswitch joins the curves as DUT "base", run
+#                         alternately with the others          [none]
 #   HV_BENCH_PORTS_LIST   ports of the ports curve (at most 32)  ["2 8 32"]
 #   HV_BENCH_MACS_LIST    MAC set sizes of the MAC curve        ["10 1000 100000"]
 #   HV_BENCH_CURVE_SIZE   frame size of the curves               [64]
@@ -68,8 +74,8 @@
 # <dut>_pps=.. vs_testpmd=.. vs_ovs=.." line per round), then tables and
 # "SUMMARY ..." lines:
 #   SUMMARY size=S hvswitch_pps=.. testpmd_pps=.. ovs_pps=.. vs_testpmd=.. vs_ovs=..
-#   SUMMARY curve=ports ports=N pps=.. relative=..
-#   SUMMARY curve=macs macs=K pps=.. relative=..
+#   SUMMARY curve=ports ports=N pps=.. relative=.. ovs_pps=.. ovs_relative=.. vs_ovs=..
+#   SUMMARY curve=macs macs=K pps=.. relative=.. ovs_pps=.. ovs_relative=.. vs_ovs=..
 #   SUMMARY target=... met|missed|n/a
 #   SUMMARY size=S rounds=N vs_testpmd_rounds=.. vs_ovs_rounds=..   (turns only:
 #     the median of the rounds' ratios, which the targets then use)
@@ -77,11 +83,13 @@
 set -u -o pipefail
 
 build=${1:-./build}
-sizes=${HV_BENCH_SIZES:-64 1518}
+sizes=${HV_BENCH_SIZES-64 1518}
 reps=${HV_BENCH_REPS:-3}
 curve_reps=${HV_BENCH_CURVE_REPS:-$reps}
 duts=${HV_BENCH_DUTS:-hvswitch testpmd ovs}
 curves=${HV_BENCH_CURVES-ports macs}
+curve_duts=${HV_BENCH_CURVE_DUTS:-hvswitch ovs}
+base_build=${HV_BENCH_BASE_BUILD:-}
 ports_list=${HV_BENCH_PORTS_LIST:-2 8 32}
 macs_list=${HV_BENCH_MACS_LIST:-10 1000 100000}
 curve_size=${HV_BENCH_CURVE_SIZE:-64}
@@ -98,8 +106,12 @@ slice_s=${HV_BENCH_SLICE_S:-1}
 # bench_hugepages, stop_pid, forget_pid, ovs_vsctl, ovs_db_start, ovs_db_bridge,
 # bench_tick_rate, bench_median, bench_field, testpmd_start, testpmd_quit
 . "$(dirname "$0")/bench_lib.sh"
-huge=$(bench_hugepages) ||
-	{ echo "bench_switch: HV_BENCH_HUGEPAGES=1 needs hugetlbfs and 1024 free 2 MiB pages" >&2; exit 1; }
+# pages: with turns every DUT and generator at once; else one DUT (OVS with
+# 32 ports: 1600 MiB) and its generator (256 MiB)
+huge_need=1024
+{ [ "$slices" = 0 ] || [ -z "$sizes" ]; } && huge_need=928
+huge=$(bench_hugepages "$huge_need") ||
+	{ echo "bench_switch: HV_BENCH_HUGEPAGES=1 needs hugetlbfs and $huge_need free 2 MiB pages" >&2; exit 1; }
 if [ "$huge" = 1 ]; then
 	mem_mode="2 MiB hugepages"
 	# --in-memory: no hugepage files to leave behind; the generator's one
@@ -119,8 +131,10 @@ if [[ $slices =~ ^[0-9]+$ ]] && [ "$slices" -gt 0 ]; then
 	dut_mem=("${dut_mem[@]/512/256}")
 	ovs_mem=${ovs_mem/1024/512}
 fi
-# hvswitch in the curves: no per-port limit, room for 2 x 100000 addresses
+# the curves: no per-port limit, room for 2 x 100000 addresses, no ageing
+# meanwhile; OVS the same (its bridge's MAC table: 2048 entries by default)
 curve_sw_opts=(--mac-limit 0 --fdb-capacity 262144 --fdb-age 3600)
+curve_ovs_cfg=(other_config:mac-table-size=262144 other_config:mac-aging-time=3600)
 
 die() {
 	echo "bench_switch: $*" >&2
@@ -186,6 +200,11 @@ mkdir -p "$rundir/bin" "$rundir/logs"
 cp "$build/app/hvswitch/hvswitch" "$build/app/hvctl/hvctl" "$rundir/bin/" || die "copy failed"
 cp "$pktgen_src" "$rundir/bin/hv_pktgen" || die "copy failed"
 hvswitch=$rundir/bin/hvswitch
+if [ -n "$base_build" ]; then
+	cp "$base_build/app/hvswitch/hvswitch" "$rundir/bin/hvswitch-base" ||
+		die "no $base_build/app/hvswitch/hvswitch"
+	curve_duts="base $curve_duts"
+fi
 hvctl=$rundir/bin/hvctl
 pktgen=$rundir/bin/hv_pktgen
 
@@ -205,6 +224,26 @@ ovs_setup() {
 		other_config:per-port-memory=true
 }
 
+# ovs_ports N: the bridge's ports p0..pN-1 (dpdkvhostuserclient to
+# $rundir/ovs<i>.sock), before ovs-vswitchd starts; every vhost port has its
+# own mbuf pool (per-port-memory), so its memory grows with them
+ovs_ports() {
+	local n=$1 i mem=$ovs_mem have
+
+	have=$(ovs_vsctl list-ports br0 2>>"$ovs_dir/vsctl.log" | wc -l)
+	for ((i = have; i < n; i++)); do
+		ovs_vsctl add-port br0 "p$i" -- set Interface "p$i" type=dpdkvhostuserclient \
+			"options:vhost-server-path=$rundir/ovs$i.sock" >>"$ovs_dir/vsctl.log" 2>&1 || return 1
+	done
+	for ((i = n; i < have; i++)); do
+		ovs_vsctl del-port br0 "p$i" >>"$ovs_dir/vsctl.log" 2>&1 || return 1
+	done
+	[ "$n" -gt 8 ] && mem=${mem/-m 1024/-m 1600}
+	ovs_vsctl set Open_vSwitch . \
+		"other_config:dpdk-extra=--no-pci $mem --file-prefix=${prefix}ovs" \
+		>>"$ovs_dir/vsctl.log" 2>&1
+}
+
 # ---------------------------------------------------------------- DUTs
 # Start a DUT in the background; sets dut_pid. $3: ports (hvswitch only),
 # $4...: extra hvswitch options.
@@ -216,8 +255,8 @@ start_dut() {
 	mkdir -p "$rundir/s$run"
 	rm -f "$rundir"/ovs*.sock
 	case $dut in
-	hvswitch)
-		local ports=()
+	hvswitch | base)
+		local ports=() bin=$hvswitch
 
 		for ((i = 0; i < nports; i++)); do
 			ports+=(--port "$rundir/s$run/p$i.sock")
@@ -225,7 +264,8 @@ start_dut() {
 		rm -rf "$rundir/hv" && mkdir -p "$rundir/hv"
 		# main lcore (control plane, sleeps in poll) on the generator's CPU,
 		# the PMD lcore alone on its CPU
-		"$hvswitch" -l "$dut_lcores" --main-lcore "$gen_cpu" --no-pci "${dut_mem[@]}" \
+		[ "$dut" = base ] && bin=$rundir/bin/hvswitch-base
+		"$bin" -l "$dut_lcores" --main-lcore "$gen_cpu" --no-pci "${dut_mem[@]}" \
 			--file-prefix "${prefix}d$run" -- --run-dir "$rundir/hv" \
 			--config "$rundir/hv/hvswitch.json" --mbufs 16384 "$@" "${ports[@]}" \
 			>"$log" 2>&1 &
@@ -239,6 +279,7 @@ start_dut() {
 		dut_pid=$testpmd_pid
 		;;
 	ovs)
+		ovs_ports "$nports" || die "OVS ports: $(tail -2 "$ovs_dir/vsctl.log")"
 		rm -f "$ovs_dir/vswitchd.ctl" "$ovs_dir/vswitchd.pid"
 		# all of it on the generator's CPU; the PMD thread pins itself to
 		# pmd-cpu-mask. Own network namespace: its bridge port is a tap device.
@@ -349,7 +390,7 @@ run_one() {
 	rc=$?
 	forget_pid "$gen_pid"
 	rm -rf /var/run/dpdk/"${prefix}g$run" 2>/dev/null
-	if [ "$dut" = hvswitch ] && kill -0 "$dut_pid" 2>/dev/null; then
+	if [[ $dut == hvswitch || $dut == base ]] && kill -0 "$dut_pid" 2>/dev/null; then
 		# entries in the MAC table (the header line excluded)
 		fdb=$("$hvctl" --socket "$rundir/hv/hvswitch.sock" fdb show 2>/dev/null | sed 1d | wc -l)
 	fi
@@ -526,7 +567,13 @@ for size in $sizes; do
 	done
 done
 
-# 2. cost curves of hvswitch, each repetition going through the points in turn
+# 2. cost curves of hvswitch and OVS, each repetition going through the
+# points in turn, the DUTs of a point one after the other
+[ "$ovs_ok" = 1 ] || curve_duts=$(sed 's/\bovs\b//' <<<"$curve_duts")
+if [ -n "$curves" ] && [[ " $curve_duts " == *" ovs "* ]]; then
+	ovs_vsctl set bridge br0 "${curve_ovs_cfg[@]}" >>"$ovs_dir/vsctl.log" 2>&1 ||
+		die "OVS bridge: $(tail -2 "$ovs_dir/vsctl.log")"
+fi
 for curve in $curves; do
 	case $curve in
 	ports) points=$ports_list ;;
@@ -535,18 +582,25 @@ for curve in $curves; do
 	esac
 	for ((rep = 1; rep <= curve_reps; rep++)); do
 		for pt in $points; do
-			if [ "$curve" = ports ]; then
-				run_one "ports,$pt" hvswitch "$curve_size" "$pt" 1 1 "${curve_sw_opts[@]}"
-			else
-				run_one "macs,$pt" hvswitch "$curve_size" 2 "$pt" "$pt" "${curve_sw_opts[@]}"
-			fi
+			for dut in $curve_duts; do
+				# hvswitch's points keep their plain keys; OVS's are prefixed
+				key=$curve,$pt
+				[ "$dut" = hvswitch ] || key=$dut:$key
+				if [ "$curve" = ports ]; then
+					run_one "$key" "$dut" "$curve_size" "$pt" 1 1 "${curve_sw_opts[@]}"
+				else
+					run_one "$key" "$dut" "$curve_size" 2 "$pt" "$pt" "${curve_sw_opts[@]}"
+				fi
+			done
 		done
 	done
 done
 
 # ---------------------------------------------------------------- report
-echo
-if [ "$slices" -gt 0 ]; then
+[ -n "$sizes" ] && echo
+if [ -z "$sizes" ]; then
+	:
+elif [ "$slices" -gt 0 ]; then
 	echo "Comparison in turns: median rx packets/s (Mpps) per DUT over its turns; turns in Mpps"
 else
 	echo "Comparison: median rx packets/s (Mpps) per DUT; runs as Mpps(forwarding thread's CPU %)"
@@ -565,13 +619,13 @@ comparison_table() {
 			"$(mpps "$o")" "$(ratio "$h" "$t")" "$(ratio "$h" "$o")"
 	done
 }
-comparison_table pps
+[ -z "$sizes" ] || comparison_table pps
 for size in $sizes; do
 	for dut in hvswitch testpmd ovs; do
 		[ -n "${detail[$dut,$size]:-}" ] && printf '  %-5s %-9s %s\n' "$size" "$dut" "${detail[$dut,$size]}"
 	done
 done
-if [ "$slices" -eq 0 ]; then
+if [ "$slices" -eq 0 ] && [ -n "$sizes" ]; then
 	echo
 	echo "Clean runs only (generator and forwarding thread each >= 95 % of their CPU):"
 	comparison_table clean
@@ -582,14 +636,28 @@ for curve in $curves; do
 	macs) points=$macs_list; what="K source MACs on port 0 -> K destination MACs on port 1 (2K table entries), 2 ports" ;;
 	esac
 	echo
-	echo "hvswitch cost curve, $curve_size B: $what"
-	printf '%-8s %10s %9s %10s   %s\n' "$curve" Mpps relative clean_Mpps "runs"
+	echo "cost curves, $curve_size B: $what (Mpps, relative to the first point)"
+	printf '%-8s %10s %9s %10s %9s %7s   %s\n' "$curve" hvswitch relative ovs relative hv/ovs \
+		"runs (hvswitch; ovs)"
 	base=
+	obase=
 	for pt in $points; do
 		m=$(bench_median "${pps[$curve,$pt]:-}")
+		o=$(bench_median "${pps[ovs:$curve,$pt]:-}")
 		[ -n "$base" ] || base=$m
-		printf '%-8s %10s %9s %10s   %s\n' "$pt" "$(mpps "$m")" "$(ratio "$m" "$base")" \
-			"$(mpps "$(bench_median "${clean[$curve,$pt]:-}")")" "${detail[$curve,$pt]:-}"
+		[ -n "$obase" ] || obase=$o
+		printf '%-8s %10s %9s %10s %9s %7s   %s; %s\n' "$pt" "$(mpps "$m")" "$(ratio "$m" "$base")" \
+			"$(mpps "$o")" "$(ratio "$o" "$obase")" "$(ratio "$m" "$o")" \
+			"${detail[$curve,$pt]:-}" "${detail[ovs:$curve,$pt]:-}"
+	done
+	[ -n "$base_build" ] || continue
+	echo "  base ($base_build): Mpps, relative, hvswitch/base"
+	base=
+	for pt in $points; do
+		m=$(bench_median "${pps[base:$curve,$pt]:-}")
+		[ -n "$base" ] || base=$m
+		printf '  %-8s %10s %9s %7s   %s\n' "$pt" "$(mpps "$m")" "$(ratio "$m" "$base")" \
+			"$(ratio "$(bench_median "${pps[$curve,$pt]:-}")" "$m")" "${detail[base:$curve,$pt]:-}"
 	done
 done
 
@@ -606,15 +674,6 @@ for size in $sizes; do
 			"vs_ovs_rounds=$(rounds_median "${rounds[ovs,$size]:-}")"
 	fi
 done
-for curve in $curves; do
-	case $curve in ports) points=$ports_list ;; macs) points=$macs_list ;; esac
-	base=
-	for pt in $points; do
-		m=$(bench_median "${pps[$curve,$pt]:-}")
-		[ -n "$base" ] || base=$m
-		echo "SUMMARY curve=$curve $curve=$pt pps=$m relative=$(ratio "$m" "$base")"
-	done
-done
 target() {
 	local name=$1 r=$2 min=$3
 
@@ -626,6 +685,26 @@ target() {
 		echo "SUMMARY target=$name missed ($r < $min)"
 	fi
 }
+for curve in $curves; do
+	case $curve in ports) points=$ports_list ;; macs) points=$macs_list ;; esac
+	base=
+	obase=
+	for pt in $points; do
+		m=$(bench_median "${pps[$curve,$pt]:-}")
+		o=$(bench_median "${pps[ovs:$curve,$pt]:-}")
+		[ -n "$base" ] || base=$m
+		[ -n "$obase" ] || obase=$o
+		echo "SUMMARY curve=$curve $curve=$pt pps=$m relative=$(ratio "$m" "$base")" \
+			"ovs_pps=$o ovs_relative=$(ratio "$o" "$obase") vs_ovs=$(ratio "$m" "$o")"
+		last=$(ratio "$m" "$base")
+		[ "$o" = 0 ] || target "curve_${curve}_${pt}_vs_ovs" "$(ratio "$m" "$o")" 1.5
+	done
+	# flat at scale: the last point against the first
+	case $curve in
+	ports) target "curve_ports_last_vs_first" "$last" 0.95 ;;
+	macs) target "curve_macs_last_vs_first" "$last" 0.9 ;;
+	esac
+done
 if [[ " $sizes " == *" 64 "* ]] && [ "$slices" -gt 0 ]; then
 	target "64B_vs_testpmd" "$(rounds_median "${rounds[testpmd,64]:-}")" 0.9
 	target "64B_vs_ovs" "$(rounds_median "${rounds[ovs,64]:-}")" 1.5
