@@ -4,6 +4,7 @@
  * COMP_POINT set (`complete -C hvctl hvctl`) and offers what it prints.
  * Words are split on blanks; quoting is not interpreted.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +15,7 @@
 #define MAX_WORDS 64
 
 static const struct hvctl_api_verb *const groups[] = {
-	hvctl_port_api,
-	hvctl_fdb_api,
-	hvctl_config_api,
+	hvctl_port_api, hvctl_fdb_api, hvctl_config_api, hvctl_stats_api, hvctl_log_api,
 };
 
 static void
@@ -24,6 +23,39 @@ offer(const char *cand, const char *prefix)
 {
 	if (strncmp(cand, prefix, strlen(prefix)) == 0)
 		printf("%s\n", cand);
+}
+
+/* The verbs not in the API table: their sub-verbs and options ("" ends a list). */
+static const struct {
+	const char *words; /* "guest" or "guest run" */
+	const char *const cands[20];
+} extra[] = {
+	{"stats", {"--watch", "--count", "--help", NULL}},
+	{"guest", {"run", "start", "list", "show", "stats", "console", "stop", NULL}},
+	{"guest run",
+	 {"--kernel", "--initrd", "--cmdline", "--cpus", "--memory", "--port", "--pin",
+	  "--hugepages", "--mac", "--mtu", "--halt-poll", "--switch-dir", "--log", "--run-dir",
+	  "--cpu-mask-features", "--help", NULL}},
+	{"guest start",
+	 {"--kernel", "--initrd", "--cmdline", "--cpus", "--memory", "--port", "--pin",
+	  "--hugepages", "--mac", "--mtu", "--halt-poll", "--switch-dir", "--cpu-mask-features",
+	  "--help", NULL}},
+	{"guest console", {"--no-follow", "--help", NULL}},
+	{"guest stop", {"--force", "--timeout", "--help", NULL}},
+};
+
+/* The extra candidates of words ("guest run"), offered; whether there were any. */
+static bool
+offer_extra(const char *words, const char *cur)
+{
+	for (size_t e = 0; e < sizeof(extra) / sizeof(extra[0]); e++) {
+		if (strcmp(extra[e].words, words) != 0)
+			continue;
+		for (const char *const *c = extra[e].cands; *c != NULL; c++)
+			offer(*c, cur);
+		return true;
+	}
+	return false;
 }
 
 /* The table-driven verb "group verb", or NULL. */
@@ -71,13 +103,24 @@ offer_values(enum hv_ctl_key k, const char *lead, const char *cur)
 	}
 }
 
-/* The arguments of v: --KEY options, or KEY= words, or a key's values. */
+/* The arguments of v: --KEY options, or KEY= words, or a key's values;
+ * npos: positional words typed before cur (a positional key's words next). */
 static void
-offer_args(const struct hvctl_api_verb *v, const char *prev, const char *cur)
+offer_args(const struct hvctl_api_verb *v, const char *prev, const char *cur, unsigned int npos)
 {
 	const struct hv_ctl_cmd_def *d = hv_ctl_api_cmd(v->id);
 	const char *eq = strchr(cur, '=');
+	unsigned int pos = 0;
 	char buf[128];
+
+	for (unsigned int i = 0; i < d->n_params && cur[0] != '-'; i++) {
+		if (!d->params[i].positional)
+			continue;
+		if (pos++ == npos && hv_ctl_api_key(d->params[i].key)->words != NULL) {
+			offer_values(d->params[i].key, "", cur);
+			return;
+		}
+	}
 
 	for (unsigned int i = 0; i < d->n_params; i++) {
 		const struct hv_ctl_key_def *k = hv_ctl_api_key(d->params[i].key);
@@ -111,7 +154,7 @@ offer_args(const struct hvctl_api_verb *v, const char *prev, const char *cur)
 void
 hvctl_complete(const struct hvctl_verb *verbs, const char *line, size_t point)
 {
-	char buf[4096], *words[MAX_WORDS], *tok, *save = NULL;
+	char buf[4096], two[128], *words[MAX_WORDS], *tok, *save = NULL;
 	const struct hvctl_api_verb *v;
 	size_t len = strlen(line);
 	unsigned int n = 0, w = 1;
@@ -141,10 +184,27 @@ hvctl_complete(const struct hvctl_verb *verbs, const char *line, size_t point)
 		return;
 	}
 	if (w + 1 >= n) {
+		if (strcmp(words[w], "help") == 0)
+			for (const struct hvctl_verb *t = verbs; t->name != NULL; t++)
+				offer(t->name, cur);
 		offer_verbs(words[w], cur);
+		offer_extra(words[w], cur);
 		return;
 	}
 	v = find_verb(words[w], words[w + 1]);
-	if (v != NULL)
-		offer_args(v, n > w + 2 ? words[n - 1] : NULL, cur);
+	if (v != NULL) {
+		unsigned int npos = 0;
+
+		/* positional words so far: not options, nor the value of one */
+		for (unsigned int i = w + 2; i < n; i++)
+			if (words[i][0] != '-' && (words[i - 1][0] != '-' || i == w + 2))
+				npos++;
+		offer_args(v, n > w + 2 ? words[n - 1] : NULL, cur, npos);
+		return;
+	}
+	snprintf(two, sizeof(two), "%.60s %.60s", words[w], words[w + 1]);
+	if (!offer_extra(two, cur) && strcmp(words[w], "help") == 0 && w + 2 >= n) {
+		offer_verbs(words[w + 1], cur);
+		offer_extra(words[w + 1], cur);
+	}
 }
