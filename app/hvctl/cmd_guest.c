@@ -610,20 +610,21 @@ cmd_console(struct hvctl *h, int argc, char **argv)
 	return 0;
 }
 
+/* the guest verbs (complete.c offers them) */
+const struct hvctl_verb hvctl_guest_verbs[] = {
+	{"run", hvctl_guest_cmd_run, "run a guest in the foreground (the VMM)"},
+	{"start", cmd_start, "start a guest detached"},
+	{"list", cmd_list, "list running guests"},
+	{"show", cmd_show, "a guest's configuration and NIC"},
+	{"stats", cmd_stats, "KVM statistics per vCPU"},
+	{"console", cmd_console, "print (and follow) a guest's console"},
+	{"stop", cmd_stop, "stop a guest"},
+	{NULL, NULL, NULL},
+};
+
 int
 hvctl_cmd_guest(struct hvctl *h, int argc, char **argv)
 {
-	static const struct hvctl_verb verbs[] = {
-		{"run", hvctl_guest_cmd_run, "run a guest in the foreground (the VMM)"},
-		{"start", cmd_start, "start a guest detached"},
-		{"list", cmd_list, "list running guests"},
-		{"show", cmd_show, "a guest's configuration and NIC"},
-		{"stats", cmd_stats, "KVM statistics per vCPU"},
-		{"console", cmd_console, "print (and follow) a guest's console"},
-		{"stop", cmd_stop, "stop a guest"},
-		{NULL, NULL, NULL},
-	};
-
 	hvctl_guest_defaults(h);
 	/* every verb answers --help (anywhere after it); run parses its own */
 	for (int i = 2; argc >= 3 && strcmp(argv[1], "run") != 0 && i < argc; i++) {
@@ -640,5 +641,5 @@ hvctl_cmd_guest(struct hvctl *h, int argc, char **argv)
 			}
 		break;
 	}
-	return hvctl_dispatch(h, "guest", verbs, guest_usage, argc, argv);
+	return hvctl_dispatch(h, "guest", hvctl_guest_verbs, guest_usage, argc, argv);
 }

@@ -50,6 +50,27 @@ static const char run_tail[] =
 	"  --log FILE     the console to FILE (default stdout)\n"
 	"  --run-dir DIR  serve a control socket DIR/NAME.sock (hvctl guest show/stop/stats)\n";
 
+/* guest run's options (guest start passes them on; complete.c offers them) */
+const struct option hvctl_guest_run_opts[] = {
+	{"kernel", required_argument, NULL, 'k'},
+	{"initrd", required_argument, NULL, 'i'},
+	{"cmdline", required_argument, NULL, 'c'},
+	{"cpus", required_argument, NULL, 'n'},
+	{"memory", required_argument, NULL, 'm'},
+	{"port", required_argument, NULL, 'p'},
+	{"pin", required_argument, NULL, 'P'},
+	{"hugepages", no_argument, NULL, 'H'},
+	{"mac", required_argument, NULL, 'M'},
+	{"mtu", required_argument, NULL, 'u'},
+	{"halt-poll", required_argument, NULL, 'T'},
+	{"switch-dir", required_argument, NULL, 'd'},
+	{"log", required_argument, NULL, 'l'},
+	{"run-dir", required_argument, NULL, 'R'},
+	{"cpu-mask-features", required_argument, NULL, 'F'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
 static struct hv_vm *run_vm;
 
 static void
@@ -134,25 +155,6 @@ hvctl_guest_builtin_image(void)
 int
 hvctl_guest_cmd_run(struct hvctl *h, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"kernel", required_argument, NULL, 'k'},
-		{"initrd", required_argument, NULL, 'i'},
-		{"cmdline", required_argument, NULL, 'c'},
-		{"cpus", required_argument, NULL, 'n'},
-		{"memory", required_argument, NULL, 'm'},
-		{"port", required_argument, NULL, 'p'},
-		{"pin", required_argument, NULL, 'P'},
-		{"hugepages", no_argument, NULL, 'H'},
-		{"mac", required_argument, NULL, 'M'},
-		{"mtu", required_argument, NULL, 'u'},
-		{"halt-poll", required_argument, NULL, 'T'},
-		{"switch-dir", required_argument, NULL, 'd'},
-		{"log", required_argument, NULL, 'l'},
-		{"run-dir", required_argument, NULL, 'R'},
-		{"cpu-mask-features", required_argument, NULL, 'F'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	struct hv_vm_config cfg;
 	const char *port = NULL, *dir = hvctl_guest_switch_dir(), *log = NULL, *run_dir = NULL;
 	unsigned long long n;
@@ -165,7 +167,7 @@ hvctl_guest_cmd_run(struct hvctl *h, int argc, char **argv)
 	hv_vm_config_init(&cfg);
 	cfg.console_fd = STDOUT_FILENO;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", hvctl_guest_run_opts, NULL)) != -1) {
 		switch (c) {
 		case 'k':
 			cfg.kernel = optarg;

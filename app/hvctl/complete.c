@@ -11,6 +11,7 @@
 
 #include "hv_ctl_api.h"
 #include "hvctl.h"
+#include "hvctl_guest.h"
 
 #define MAX_WORDS 64
 
@@ -25,37 +26,50 @@ offer(const char *cand, const char *prefix)
 		printf("%s\n", cand);
 }
 
-/* The verbs not in the API table: their sub-verbs and options ("" ends a list). */
-static const struct {
-	const char *words; /* "guest" or "guest run" */
-	const char *const cands[20];
-} extra[] = {
-	{"stats", {"--watch", "--count", "--help", NULL}},
-	{"guest", {"run", "start", "list", "show", "stats", "console", "stop", NULL}},
-	{"guest run",
-	 {"--kernel", "--initrd", "--cmdline", "--cpus", "--memory", "--port", "--pin",
-	  "--hugepages", "--mac", "--mtu", "--halt-poll", "--switch-dir", "--log", "--run-dir",
-	  "--cpu-mask-features", "--help", NULL}},
-	{"guest start",
-	 {"--kernel", "--initrd", "--cmdline", "--cpus", "--memory", "--port", "--pin",
-	  "--hugepages", "--mac", "--mtu", "--halt-poll", "--switch-dir", "--cpu-mask-features",
-	  "--help", NULL}},
-	{"guest console", {"--no-follow", "--help", NULL}},
-	{"guest stop", {"--force", "--timeout", "--help", NULL}},
-};
+/* stats' own options (its clear is in the API table) */
+static const char *const stats_opts[] = {"--watch", "--count", "--help", NULL};
+/* guest console's and guest stop's (parsed by hand in cmd_guest.c) */
+static const char *const console_opts[] = {"--no-follow", "--help", NULL};
+static const char *const stop_opts[] = {"--force", "--timeout", "--help", NULL};
 
-/* The extra candidates of words ("guest run"), offered; whether there were any. */
+/*
+ * The candidates of the verbs outside the API table, for words ("guest",
+ * "guest run"); whether words is one of them. The guest verbs and run's
+ * options come from their own tables; start passes run's on but --log and
+ * --run-dir, which it sets itself.
+ */
 static bool
 offer_extra(const char *words, const char *cur)
 {
-	for (size_t e = 0; e < sizeof(extra) / sizeof(extra[0]); e++) {
-		if (strcmp(extra[e].words, words) != 0)
-			continue;
-		for (const char *const *c = extra[e].cands; *c != NULL; c++)
-			offer(*c, cur);
+	const char *const *list = NULL;
+	char opt[64];
+
+	if (strcmp(words, "stats") == 0)
+		list = stats_opts;
+	else if (strcmp(words, "guest console") == 0)
+		list = console_opts;
+	else if (strcmp(words, "guest stop") == 0)
+		list = stop_opts;
+	if (list != NULL) {
+		for (; *list != NULL; list++)
+			offer(*list, cur);
 		return true;
 	}
-	return false;
+	if (strcmp(words, "guest") == 0) {
+		for (const struct hvctl_verb *v = hvctl_guest_verbs; v->name != NULL; v++)
+			offer(v->name, cur);
+		return true;
+	}
+	if (strcmp(words, "guest run") != 0 && strcmp(words, "guest start") != 0)
+		return false;
+	for (const struct option *o = hvctl_guest_run_opts; o->name != NULL; o++) {
+		if (strcmp(words, "guest start") == 0 &&
+		    (strcmp(o->name, "log") == 0 || strcmp(o->name, "run-dir") == 0))
+			continue;
+		snprintf(opt, sizeof(opt), "--%s", o->name);
+		offer(opt, cur);
+	}
+	return true;
 }
 
 /* The table-driven verb "group verb", or NULL. */

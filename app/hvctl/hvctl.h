@@ -83,6 +83,8 @@ int hvctl_cmd_stats(struct hvctl *h, int argc, char **argv);
 int hvctl_cmd_config(struct hvctl *h, int argc, char **argv);
 int hvctl_cmd_guest(struct hvctl *h, int argc, char **argv);
 int hvctl_cmd_log(struct hvctl *h, int argc, char **argv);
+/** The sub-verbs of "guest", NULL-name terminated. */
+extern const struct hvctl_verb hvctl_guest_verbs[];
 
 /** Print "hvctl: <message>\n" on stderr. */
 void hvctl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

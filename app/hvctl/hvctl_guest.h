@@ -3,6 +3,7 @@
 #ifndef HVCTL_GUEST_H
 #define HVCTL_GUEST_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,8 @@ const char *hvctl_guest_run_dir(void);
  * sockets and logs inside are the owner's and its group's). 0, or -1 (printed).
  */
 int hvctl_guest_mkdir(const char *dir);
+/** guest run's options, NULL-name terminated (guest start passes them on). */
+extern const struct option hvctl_guest_run_opts[];
 /** The option lines of guest run's help (guest start shares them). */
 extern const char hvctl_guest_run_options[];
 
