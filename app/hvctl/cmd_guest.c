@@ -36,14 +36,90 @@ static const char guest_usage[] =
 	"KVM guests whose virtio-net rings hvswitch serves. Each runs as its own\n"
 	"process ('hvctl guest run'); 'start' detaches it, with its control socket\n"
 	"NAME.sock and console log NAME.log in the run directory ($HV_GUEST_RUN_DIR,\n"
-	"default " HV_GUEST_RUN_DIR ").\n";
+	"default: 'guests' in hvswitch's run directory, the directory of the control\n"
+	"socket, " HV_GUEST_RUN_DIR " by default). 'hvctl guest VERB --help' for each.\n";
+
+/* Each verb's own help (run: cmd_guest_run.c). */
+static const struct {
+	const char *verb, *text;
+} verb_help[] = {
+	{"start", "usage: hvctl guest start NAME --kernel K [options of guest run]\n"
+		  "\n"
+		  "Start guest NAME detached, with its control socket NAME.sock and console\n"
+		  "log NAME.log in the guests' run directory (created, mode 0750, when\n"
+		  "missing); returns once the guest's control socket answers.\n"},
+	{"list", "usage: hvctl guest list\n"
+		 "\n"
+		 "The guests running in the guests' run directory: PID, state, vCPUs,\n"
+		 "memory, the NIC's link and MAC.\n"},
+	{"show", "usage: hvctl guest show NAME\n"
+		 "\n"
+		 "Guest NAME's configuration and the state of its NIC.\n"},
+	{"stats", "usage: hvctl guest stats NAME\n"
+		  "\n"
+		  "KVM's statistics of each vCPU of guest NAME, then its NIC's virtqueues.\n"},
+	{"console", "usage: hvctl guest console NAME [--no-follow]\n"
+		    "\n"
+		    "Print guest NAME's console log and follow it, sending what is typed to\n"
+		    "its serial console; --no-follow: print it and return.\n"},
+	{"stop", "usage: hvctl guest stop NAME [--force] [--timeout S]\n"
+		 "\n"
+		 "Power guest NAME off: a Linux guest gets the ACPI power button and S\n"
+		 "seconds (default 10) to shut down; --force stops it at once.\n"},
+};
+
+static char switch_dir[180] = HV_GUEST_SWITCH_DIR;
+static char run_dir[200] = HV_GUEST_RUN_DIR;
+
+void
+hvctl_guest_defaults(const struct hvctl *h)
+{
+	const char *e = getenv("HV_GUEST_RUN_DIR");
+	const char *slash = h->socket != NULL ? strrchr(h->socket, '/') : NULL;
+
+	if (slash != NULL && slash != h->socket && (size_t)(slash - h->socket) < sizeof(switch_dir))
+		snprintf(switch_dir, sizeof(switch_dir), "%.*s", (int)(slash - h->socket),
+			 h->socket);
+	if (e != NULL && *e != '\0')
+		snprintf(run_dir, sizeof(run_dir), "%s", e);
+	else
+		snprintf(run_dir, sizeof(run_dir), "%s/guests", switch_dir);
+}
+
+const char *
+hvctl_guest_switch_dir(void)
+{
+	return switch_dir;
+}
 
 const char *
 hvctl_guest_run_dir(void)
 {
-	const char *e = getenv("HV_GUEST_RUN_DIR");
+	return run_dir;
+}
 
-	return e && *e ? e : HV_GUEST_RUN_DIR;
+int
+hvctl_guest_mkdir(const char *dir)
+{
+	char path[sizeof(run_dir)];
+	size_t i;
+
+	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path)) {
+		hvctl_err("run directory %s: path too long", dir);
+		return -1;
+	}
+	/* each missing component, as mkdir -p */
+	for (i = 1; i <= strlen(dir); i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		path[i] = '\0';
+		if (mkdir(path, 0750) != 0 && errno != EEXIST) {
+			hvctl_err("run directory %s: %s", path, strerror(errno));
+			return -1;
+		}
+		path[i] = dir[i];
+	}
+	return 0;
 }
 
 static uint64_t
@@ -143,24 +219,25 @@ cmd_start(struct hvctl *h, int argc, char **argv)
 	name = argv[1];
 	if (strchr(name, '/') || strlen(name) > 64)
 		return hvctl_usage_err("guest", "guest start: bad name '%s'", name);
-	if (mkdir(dir, 0750) != 0 && errno != EEXIST) {
-		hvctl_err("run directory %s: %s", dir, strerror(errno));
+	if (hvctl_guest_mkdir(dir) != 0)
 		return 1;
-	}
 	if (hvctl_guest_check_free(dir, name) != 0)
 		return 1;
 	snprintf(log, sizeof(log), "%s/%s.log", dir, name);
-	/* hvctl guest run NAME <options> --run-dir DIR */
-	args = calloc((size_t)argc + 6, sizeof(*args));
+	/* hvctl guest run --switch-dir D NAME <options> --run-dir DIR: the
+	 * default D is this hvctl's, an option given overrides it (the last wins) */
+	args = calloc((size_t)argc + 8, sizeof(*args));
 	if (args == NULL)
 		return 1;
 	args[0] = "hvctl";
 	args[1] = "guest";
 	args[2] = "run";
+	args[3] = "--switch-dir";
+	args[4] = (char *)hvctl_guest_switch_dir();
 	for (i = 1; i < argc; i++)
-		args[i + 2] = argv[i];
-	args[argc + 2] = "--run-dir";
-	args[argc + 3] = (char *)dir;
+		args[i + 4] = argv[i];
+	args[argc + 4] = "--run-dir";
+	args[argc + 5] = (char *)dir;
 	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
 	if (fd < 0) {
 		hvctl_err("log %s: %s", log, strerror(errno));
@@ -533,25 +610,36 @@ cmd_console(struct hvctl *h, int argc, char **argv)
 	return 0;
 }
 
+/* the guest verbs (complete.c offers them) */
+const struct hvctl_verb hvctl_guest_verbs[] = {
+	{"run", hvctl_guest_cmd_run, "run a guest in the foreground (the VMM)"},
+	{"start", cmd_start, "start a guest detached"},
+	{"list", cmd_list, "list running guests"},
+	{"show", cmd_show, "a guest's configuration and NIC"},
+	{"stats", cmd_stats, "KVM statistics per vCPU"},
+	{"console", cmd_console, "print (and follow) a guest's console"},
+	{"stop", cmd_stop, "stop a guest"},
+	{NULL, NULL, NULL},
+};
+
 int
 hvctl_cmd_guest(struct hvctl *h, int argc, char **argv)
 {
-	static const struct hvctl_verb verbs[] = {
-		{"run", hvctl_guest_cmd_run, "run a guest in the foreground (the VMM)"},
-		{"start", cmd_start, "start a guest detached"},
-		{"list", cmd_list, "list running guests"},
-		{"show", cmd_show, "a guest's configuration and NIC"},
-		{"stats", cmd_stats, "KVM statistics per vCPU"},
-		{"console", cmd_console, "print (and follow) a guest's console"},
-		{"stop", cmd_stop, "stop a guest"},
-		{NULL, NULL, NULL},
-	};
-
-	/* every verb answers --help; run has its own, longer one */
-	if (argc >= 3 && strcmp(argv[1], "run") != 0 &&
-	    (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
-		fputs(guest_usage, stdout);
-		return 0;
+	hvctl_guest_defaults(h);
+	/* every verb answers --help (anywhere after it); run parses its own */
+	for (int i = 2; argc >= 3 && strcmp(argv[1], "run") != 0 && i < argc; i++) {
+		if (strcmp(argv[i], "--help") != 0 && strcmp(argv[i], "-h") != 0)
+			continue;
+		for (size_t v = 0; v < sizeof(verb_help) / sizeof(verb_help[0]); v++)
+			if (strcmp(verb_help[v].verb, argv[1]) == 0) {
+				fputs(verb_help[v].text, stdout);
+				if (strcmp(argv[1], "start") == 0) {
+					printf("\noptions (those of 'hvctl guest run'):\n");
+					fputs(hvctl_guest_run_options, stdout);
+				}
+				return 0;
+			}
+		break;
 	}
-	return hvctl_dispatch(h, "guest", verbs, guest_usage, argc, argv);
+	return hvctl_dispatch(h, "guest", hvctl_guest_verbs, guest_usage, argc, argv);
 }

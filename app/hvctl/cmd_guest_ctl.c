@@ -222,10 +222,8 @@ hvctl_guest_serve(struct hv_vm *vm, const struct hv_vm_config *cfg, const char *
 	ctl.port_socket = cfg->port_socket;
 	if (run_dir == NULL)
 		return 0;
-	if (mkdir(run_dir, 0750) != 0 && errno != EEXIST) {
-		hvctl_err("run directory %s: %s", run_dir, strerror(errno));
+	if (hvctl_guest_mkdir(run_dir) != 0)
 		return -1;
-	}
 	hvctl_guest_socket_path(run_dir, cfg->name, ctl.path, sizeof(ctl.path));
 	hv_ctl_api_server_cmds(HV_CTL_SVC_GUEST, guest_handlers, guest_cmds);
 	ctl.srv =

@@ -6,6 +6,7 @@
  * 0 on a clean stop (power off, reset, signal), 3 on a triple fault or a KVM
  * error, 1 when the VM could not be built.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,24 +19,57 @@
 #include "hvctl.h"
 #include "hvctl_guest.h"
 
-static const char run_usage[] =
+static const char run_head[] =
 	"usage: hvctl guest run NAME --kernel K [--initrd I] [--cmdline C] [--cpus N]\n"
 	"                       [--memory M] [--port P] [--pin CPUS] [--hugepages]\n"
 	"                       [--mac MAC] [--mtu N] [--halt-poll NS] [--switch-dir DIR]\n"
 	"                       [--log FILE] [--run-dir DIR] [--cpu-mask-features LIST]\n"
 	"\n"
-	"Run guest NAME in the foreground: this process is its VMM (KVM).\n"
+	"Run guest NAME in the foreground: this process is its VMM (KVM).\n";
+
+const char hvctl_guest_run_options[] =
 	"  --kernel K     bzImage, ELF vmlinux, or 'builtin' (the test guest)\n"
+	"  --initrd I     initramfs (the root file system of a Linux guest)\n"
+	"  --cmdline C    kernel command line\n"
+	"  --cpus N       vCPUs (default 1)\n"
 	"  --memory M     RAM, e.g. 256M or 1G (default 64M)\n"
 	"  --port P       hvswitch port: a vhost-user socket path, or a port name\n"
-	"                 whose socket is DIR/P.sock (--switch-dir, default " HV_GUEST_SWITCH_DIR
+	"                 whose socket is DIR/P.sock\n"
+	"  --switch-dir DIR  hvswitch's run directory (default: the directory of the\n"
+	"                 control socket, hvctl --socket or $HVCTL_SOCKET, else " HV_GUEST_SWITCH_DIR
 	")\n"
+	"  --mac MAC      the NIC's MAC (default 52:54:00:..., from NAME)\n"
+	"  --mtu N        the NIC's MTU, offered to the guest\n"
 	"  --pin CPUS     host CPU of each vCPU, comma-separated\n"
 	"  --hugepages    back guest memory with hugetlbfs pages\n"
 	"  --halt-poll NS KVM halt-polling time of this VM\n"
 	"  --cpu-mask-features LIST  CPUID features hidden from the guest, by their\n"
-	"                 /proc/cpuinfo names, comma-separated (e.g. cx16,popcnt)\n"
+	"                 /proc/cpuinfo names, comma-separated (e.g. cx16,popcnt)\n";
+
+static const char run_tail[] =
+	"  --log FILE     the console to FILE (default stdout)\n"
 	"  --run-dir DIR  serve a control socket DIR/NAME.sock (hvctl guest show/stop/stats)\n";
+
+/* guest run's options (guest start passes them on; complete.c offers them) */
+const struct option hvctl_guest_run_opts[] = {
+	{"kernel", required_argument, NULL, 'k'},
+	{"initrd", required_argument, NULL, 'i'},
+	{"cmdline", required_argument, NULL, 'c'},
+	{"cpus", required_argument, NULL, 'n'},
+	{"memory", required_argument, NULL, 'm'},
+	{"port", required_argument, NULL, 'p'},
+	{"pin", required_argument, NULL, 'P'},
+	{"hugepages", no_argument, NULL, 'H'},
+	{"mac", required_argument, NULL, 'M'},
+	{"mtu", required_argument, NULL, 'u'},
+	{"halt-poll", required_argument, NULL, 'T'},
+	{"switch-dir", required_argument, NULL, 'd'},
+	{"log", required_argument, NULL, 'l'},
+	{"run-dir", required_argument, NULL, 'R'},
+	{"cpu-mask-features", required_argument, NULL, 'F'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
 
 static struct hv_vm *run_vm;
 
@@ -121,27 +155,8 @@ hvctl_guest_builtin_image(void)
 int
 hvctl_guest_cmd_run(struct hvctl *h, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"kernel", required_argument, NULL, 'k'},
-		{"initrd", required_argument, NULL, 'i'},
-		{"cmdline", required_argument, NULL, 'c'},
-		{"cpus", required_argument, NULL, 'n'},
-		{"memory", required_argument, NULL, 'm'},
-		{"port", required_argument, NULL, 'p'},
-		{"pin", required_argument, NULL, 'P'},
-		{"hugepages", no_argument, NULL, 'H'},
-		{"mac", required_argument, NULL, 'M'},
-		{"mtu", required_argument, NULL, 'u'},
-		{"halt-poll", required_argument, NULL, 'T'},
-		{"switch-dir", required_argument, NULL, 'd'},
-		{"log", required_argument, NULL, 'l'},
-		{"run-dir", required_argument, NULL, 'R'},
-		{"cpu-mask-features", required_argument, NULL, 'F'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	struct hv_vm_config cfg;
-	const char *port = NULL, *dir = HV_GUEST_SWITCH_DIR, *log = NULL, *run_dir = NULL;
+	const char *port = NULL, *dir = hvctl_guest_switch_dir(), *log = NULL, *run_dir = NULL;
 	unsigned long long n;
 	char sock[256];
 	struct sigaction sa;
@@ -152,7 +167,7 @@ hvctl_guest_cmd_run(struct hvctl *h, int argc, char **argv)
 	hv_vm_config_init(&cfg);
 	cfg.console_fd = STDOUT_FILENO;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", hvctl_guest_run_opts, NULL)) != -1) {
 		switch (c) {
 		case 'k':
 			cfg.kernel = optarg;
@@ -213,7 +228,9 @@ hvctl_guest_cmd_run(struct hvctl *h, int argc, char **argv)
 			cfg.cpu_mask_features = optarg;
 			break;
 		case 'h':
-			fputs(run_usage, stdout);
+			fputs(run_head, stdout);
+			fputs(hvctl_guest_run_options, stdout);
+			fputs(run_tail, stdout);
 			return 0;
 		default:
 			return hvctl_opt_err("guest run", c, argv);
@@ -225,6 +242,15 @@ hvctl_guest_cmd_run(struct hvctl *h, int argc, char **argv)
 	if (cfg.kernel == NULL)
 		return hvctl_usage_err("guest run", "guest run: --kernel is required");
 	cfg.builtin_image = hvctl_guest_builtin_image();
+	/* the files first: a missing kernel is the error, not what comes after it */
+	if (strcmp(cfg.kernel, HV_VMM_BUILTIN_KERNEL) != 0 && access(cfg.kernel, R_OK) != 0) {
+		hvctl_err("guest %s: kernel %s: %s", cfg.name, cfg.kernel, strerror(errno));
+		return 1;
+	}
+	if (cfg.initrd != NULL && access(cfg.initrd, R_OK) != 0) {
+		hvctl_err("guest %s: initrd %s: %s", cfg.name, cfg.initrd, strerror(errno));
+		return 1;
+	}
 	if (port != NULL) {
 		if (strchr(port, '/'))
 			snprintf(sock, sizeof(sock), "%s", port);

@@ -6,7 +6,7 @@
 #include "hv_ctl_api.h"
 #include "hvctl.h"
 
-#define MAX_QUEUE_COLS 32
+#define MAX_QUEUE_ROWS 48
 
 const struct hvctl_api_verb hvctl_port_api[] = {
 	{"port add", HV_CTL_C_PORT_ADD, false},   {"port del", HV_CTL_C_PORT_DEL, false},
@@ -14,84 +14,95 @@ const struct hvctl_api_verb hvctl_port_api[] = {
 	{"port set", HV_CTL_C_PORT_SET, true},    {NULL, 0, false},
 };
 
+/* Longest counter cell of the queue tables: they stay within 100 columns. */
+#define QUEUE_CELL_MAX 36
+
+/* Add the counter names of one ring's object to keys (nested objects as "a.b"). */
+static void
+queue_keys(const cJSON *ring, char keys[][64], unsigned int *nkeys)
+{
+	const cJSON *m;
+
+	cJSON_ArrayForEach(m, ring)
+	{
+		unsigned int k;
+
+		for (k = 0; k < *nkeys; k++)
+			if (strcmp(keys[k], m->string) == 0)
+				break;
+		if (k == *nkeys && *nkeys < MAX_QUEUE_ROWS)
+			snprintf(keys[(*nkeys)++], 64, "%s", m->string);
+	}
+}
+
+/* One cell of a queue table, cut to QUEUE_CELL_MAX (a histogram: --json has it whole). */
+static const char *
+queue_cell(const cJSON *ring, const char *key, char *buf, size_t len)
+{
+	hvctl_cell(cJSON_GetObjectItemCaseSensitive(ring, key), buf, len);
+	if (strlen(buf) > QUEUE_CELL_MAX)
+		memcpy(buf + QUEUE_CELL_MAX - 3, "...", 4);
+	return buf;
+}
+
+/*
+ * The queue pairs, one small table each: a row per counter, a column per
+ * direction (rx: what the port received, tx: what it sent), so that the
+ * width does not grow with the number of counters.
+ */
+static void
+print_queues(const cJSON *queues)
+{
+	static const struct hvctl_col cols[] = {
+		{"COUNTER", HVCTL_LEFT},
+		{"RX", HVCTL_RIGHT},
+		{"TX", HVCTL_RIGHT},
+	};
+	const cJSON *q;
+
+	cJSON_ArrayForEach(q, queues)
+	{
+		const cJSON *rx = cJSON_GetObjectItemCaseSensitive(q, "rx");
+		const cJSON *tx = cJSON_GetObjectItemCaseSensitive(q, "tx");
+		char keys[MAX_QUEUE_ROWS][64], b[3][64];
+		unsigned int nkeys = 0, k;
+		struct hvctl_table *t;
+
+		printf("queue pair %s: PMD %s",
+		       hvctl_cell(cJSON_GetObjectItemCaseSensitive(q, "qp"), b[0], 64),
+		       hvctl_cell(cJSON_GetObjectItemCaseSensitive(q, HV_CTL_KEY(PMD)), b[1], 64));
+		if (cJSON_HasObjectItem(q, "lcore"))
+			printf(", lcore %s",
+			       hvctl_cell(cJSON_GetObjectItemCaseSensitive(q, "lcore"), b[2], 64));
+		printf("\n");
+		queue_keys(rx, keys, &nkeys);
+		queue_keys(tx, keys, &nkeys);
+		if (nkeys == 0)
+			continue;
+		t = hvctl_table_new(cols, 3);
+		if (t == NULL)
+			return;
+		for (k = 0; k < nkeys; k++) {
+			const char *row[3] = {keys[k], queue_cell(rx, keys[k], b[1], 64),
+					      queue_cell(tx, keys[k], b[2], 64)};
+
+			hvctl_table_add(t, row);
+		}
+		hvctl_table_print_indent(t, stdout, 2);
+		hvctl_table_free(t);
+	}
+}
+
 /* Print a port object: settings, then counters and queues when present. */
 static void
 print_port(const cJSON *port)
 {
-	static const char *const skip[] = {"stats", "qps", NULL};
-	static const struct hvctl_col fixed[] = {
-		{"QP", HVCTL_RIGHT},
-		{"PMD", HVCTL_RIGHT},
-		{"DIR", HVCTL_LEFT},
-	};
-	const cJSON *stats = cJSON_GetObjectItemCaseSensitive(port, "stats");
+	static const char *const skip[] = {"qps", NULL};
 	const cJSON *queues = cJSON_GetObjectItemCaseSensitive(port, "qps");
-	struct hvctl_col cols[3 + MAX_QUEUE_COLS];
-	const char *keys[MAX_QUEUE_COLS];
-	unsigned int nkeys = 0, i;
-	struct hvctl_table *t;
-	const cJSON *q, *m;
 
 	hvctl_print_kv(stdout, port, 0, skip);
-	if (cJSON_IsObject(stats)) {
-		printf("stats:\n");
-		hvctl_print_kv(stdout, stats, 2, NULL);
-	}
-	if (!cJSON_IsArray(queues) || cJSON_GetArraySize(queues) == 0)
-		return;
-
-	/* Columns: QP PMD DIR, then every counter name seen, in order. */
-	memcpy(cols, fixed, sizeof(fixed));
-	cJSON_ArrayForEach(q, queues)
-	{
-		static const char *const dirs[] = {"rx", "tx"};
-
-		for (i = 0; i < 2; i++) {
-			cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(q, dirs[i]))
-			{
-				unsigned int k;
-
-				for (k = 0; k < nkeys; k++)
-					if (strcmp(keys[k], m->string) == 0)
-						break;
-				if (k == nkeys && nkeys < MAX_QUEUE_COLS) {
-					keys[nkeys] = m->string;
-					cols[3 + nkeys].title = m->string;
-					cols[3 + nkeys].align = HVCTL_RIGHT;
-					nkeys++;
-				}
-			}
-		}
-	}
-	t = hvctl_table_new(cols, 3 + nkeys);
-	if (t == NULL)
-		return;
-	cJSON_ArrayForEach(q, queues)
-	{
-		static const char *const dirs[] = {"rx", "tx"};
-
-		for (i = 0; i < 2; i++) {
-			const cJSON *d = cJSON_GetObjectItemCaseSensitive(q, dirs[i]);
-			char buf[3 + MAX_QUEUE_COLS][64];
-			const char *row[3 + MAX_QUEUE_COLS];
-			unsigned int k;
-
-			if (d == NULL)
-				continue;
-			row[0] = hvctl_cell(cJSON_GetObjectItemCaseSensitive(q, "qp"), buf[0], 64);
-			row[1] = hvctl_cell(cJSON_GetObjectItemCaseSensitive(q, HV_CTL_KEY(PMD)),
-					    buf[1], 64);
-			row[2] = dirs[i];
-			for (k = 0; k < nkeys; k++)
-				row[3 + k] =
-					hvctl_cell(cJSON_GetObjectItemCaseSensitive(d, keys[k]),
-						   buf[3 + k], 64);
-			hvctl_table_add(t, row);
-		}
-	}
-	printf("queues:\n");
-	hvctl_table_print(t, stdout);
-	hvctl_table_free(t);
+	if (cJSON_IsArray(queues))
+		print_queues(queues);
 }
 
 /* Send the verb's command from its argv; print the port it returns (or nothing). */
@@ -142,8 +153,8 @@ static int
 port_list(struct hvctl *h, int argc, char **argv)
 {
 	static const struct hvctl_col cols[] = {
-		{"NAME", HVCTL_LEFT},           {"TYPE", HVCTL_LEFT},  {"STATE", HVCTL_LEFT},
-		{"QUEUES", HVCTL_RIGHT},        {"VLAN", HVCTL_RIGHT}, {"PMD", HVCTL_LEFT},
+		{"NAME", HVCTL_LEFT},           {"TYPE", HVCTL_LEFT}, {"STATE", HVCTL_LEFT},
+		{"QUEUES", HVCTL_RIGHT},        {"VLAN", HVCTL_LEFT}, {"PMD", HVCTL_LEFT},
 		{"SOCKET/DEVARGS", HVCTL_LEFT},
 	};
 	const char *keys[] = {HV_CTL_KEY(NAME),   HV_CTL_KEY(TYPE), "state",
@@ -174,9 +185,11 @@ port_list(struct hvctl *h, int argc, char **argv)
 		for (i = 0; i < 6; i++)
 			row[i] = hvctl_cell(cJSON_GetObjectItemCaseSensitive(p, keys[i]), buf[i],
 					    sizeof(buf[i]));
-		/* VLAN 0 is untagged. */
-		if (strcmp(row[4], "0") == 0)
-			row[4] = "-";
+		/* VLAN 0 is the untagged domain; a trunk carries every VLAN tagged */
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, HV_CTL_KEY(TRUNK))))
+			row[4] = "trunk";
+		else if (strcmp(row[4], "0") == 0)
+			row[4] = "untagged";
 		if (where == NULL || cJSON_IsNull(where))
 			where = cJSON_GetObjectItemCaseSensitive(p, HV_CTL_KEY(DEVARGS));
 		row[6] = hvctl_cell(where, buf[6], sizeof(buf[6]));

@@ -2,7 +2,7 @@
 /*
  * hvctl stats [PORT] [--watch [SECONDS]]: "stats". Without --watch, the
  * counters as they are; with it, rates computed from successive samples until
- * SIGINT (or --count intervals).
+ * SIGINT (or --count intervals). hvctl stats clear [PORT]: "stats.clear".
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,13 +17,23 @@
 
 static const char stats_usage[] =
 	"usage: hvctl stats [PORT] [--watch [SECONDS]] [--count N]\n"
+	"       hvctl stats clear [PORT]\n"
 	"\n"
 	"Without --watch: each port's counters with totals, and each PMD's.\n"
-	"  -w, --watch [SECONDS]  sample every SECONDS (default 1) and print rates:\n"
-	"                         packets/s, bit/s, drops/s, interrupts/s per port;\n"
-	"                         busy %% and packets per batch per PMD. Stops on\n"
-	"                         SIGINT; with --json, one JSON object per interval\n"
-	"  -c, --count N          with --watch, stop after N intervals\n";
+	"  -w, --watch [SECONDS]  sample every SECONDS (0.01..86400, default 1) and\n"
+	"                         print rates: packets/s, bit/s, drops/s,\n"
+	"                         interrupts/s per port; busy % and packets per batch\n"
+	"                         per PMD. Stops on SIGINT; with --json, one JSON\n"
+	"                         object per interval\n"
+	"  -c, --count N          with --watch, stop after N intervals\n"
+	"\n"
+	"clear: start the counters of PORT (default: every port and PMD) from 0\n"
+	"again, as hvctl stats and port show print them ('hvctl stats clear --help').\n";
+
+const struct hvctl_api_verb hvctl_stats_api[] = {
+	{"stats clear", HV_CTL_C_STATS_CLEAR, false},
+	{NULL, 0, false},
+};
 
 /* Port counters, in column order. */
 static const char *const port_keys[] = {
@@ -347,8 +357,8 @@ out:
 	return rc;
 }
 
-/* Whether s is a positive number of seconds, at most a day. */
-static bool
+/* 1: s is 0.01..86400 seconds (*out set); 0: s is no number; -1: a number out of range. */
+static int
 parse_seconds(const char *s, double *out)
 {
 	char *end;
@@ -356,10 +366,37 @@ parse_seconds(const char *s, double *out)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno != 0 || end == s || *end != '\0' || !(v >= 0.01 && v <= 86400))
-		return false;
+	if (end == s || *end != '\0')
+		return 0;
+	/* 10 ms: shorter intervals measure the control socket, not the traffic */
+	if (errno != 0 || !(v >= 0.01 && v <= 86400))
+		return -1;
 	*out = v;
-	return true;
+	return 1;
+}
+
+/* hvctl stats clear [PORT] */
+static int
+stats_clear(struct hvctl *h, int argc, char **argv)
+{
+	cJSON *args, *res;
+	const cJSON *ports;
+	int rc = hvctl_api_args("stats", &hvctl_stats_api[0], argc, argv, &args);
+
+	if (rc >= 0)
+		return rc;
+	if (hvctl_call(h, HV_CTL_CMD(STATS_CLEAR), args, &res) < 0)
+		return 1;
+	ports = cJSON_GetObjectItemCaseSensitive(res, "ports");
+	if (h->json)
+		hvctl_print_json(stdout, res);
+	else
+		printf("cleared the counters of %d port%s%s\n", cJSON_GetArraySize(ports),
+		       cJSON_GetArraySize(ports) == 1 ? "" : "s",
+		       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(res, "pmds")) ? " and the PMDs"
+										   : "");
+	cJSON_Delete(res);
+	return 0;
 }
 
 int
@@ -378,20 +415,24 @@ hvctl_cmd_stats(struct hvctl *h, int argc, char **argv)
 	cJSON *res;
 	int c;
 
+	if (argc >= 2 && strcmp(argv[1], "clear") == 0)
+		return stats_clear(h, argc - 1, argv + 1);
 	optind = 0;
 	while ((c = getopt_long(argc, argv, ":w::c:h", opts, NULL)) != -1) {
+		const char *secs = NULL;
+
 		switch (c) {
 		case 'w':
 			watching = true;
-			if (optarg != NULL) {
-				if (!parse_seconds(optarg, &interval))
-					return hvctl_usage_err("stats",
-							       "stats: --watch: '%s' is "
-							       "not 0.01..86400 seconds",
-							       optarg);
-			} else if (optind < argc && parse_seconds(argv[optind], &interval)) {
-				optind++; /* "--watch 5": take the next word */
-			}
+			if (optarg != NULL)
+				secs = optarg;
+			else if (optind < argc && parse_seconds(argv[optind], &interval) != 0)
+				secs = argv[optind++]; /* "--watch 5": the next word, if a number */
+			if (secs != NULL && parse_seconds(secs, &interval) != 1)
+				return hvctl_usage_err("stats",
+						       "stats: --watch: '%s' is not 0.01..86400 "
+						       "seconds",
+						       secs);
 			break;
 		case 'c':
 			if (hvctl_parse_uint(optarg, 1, ~0ULL, &count) < 0)

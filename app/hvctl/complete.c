@@ -4,19 +4,19 @@
  * COMP_POINT set (`complete -C hvctl hvctl`) and offers what it prints.
  * Words are split on blanks; quoting is not interpreted.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hv_ctl_api.h"
 #include "hvctl.h"
+#include "hvctl_guest.h"
 
 #define MAX_WORDS 64
 
 static const struct hvctl_api_verb *const groups[] = {
-	hvctl_port_api,
-	hvctl_fdb_api,
-	hvctl_config_api,
+	hvctl_port_api, hvctl_fdb_api, hvctl_config_api, hvctl_stats_api, hvctl_log_api,
 };
 
 static void
@@ -24,6 +24,52 @@ offer(const char *cand, const char *prefix)
 {
 	if (strncmp(cand, prefix, strlen(prefix)) == 0)
 		printf("%s\n", cand);
+}
+
+/* stats' own options (its clear is in the API table) */
+static const char *const stats_opts[] = {"--watch", "--count", "--help", NULL};
+/* guest console's and guest stop's (parsed by hand in cmd_guest.c) */
+static const char *const console_opts[] = {"--no-follow", "--help", NULL};
+static const char *const stop_opts[] = {"--force", "--timeout", "--help", NULL};
+
+/*
+ * The candidates of the verbs outside the API table, for words ("guest",
+ * "guest run"); whether words is one of them. The guest verbs and run's
+ * options come from their own tables; start passes run's on but --log and
+ * --run-dir, which it sets itself.
+ */
+static bool
+offer_extra(const char *words, const char *cur)
+{
+	const char *const *list = NULL;
+	char opt[64];
+
+	if (strcmp(words, "stats") == 0)
+		list = stats_opts;
+	else if (strcmp(words, "guest console") == 0)
+		list = console_opts;
+	else if (strcmp(words, "guest stop") == 0)
+		list = stop_opts;
+	if (list != NULL) {
+		for (; *list != NULL; list++)
+			offer(*list, cur);
+		return true;
+	}
+	if (strcmp(words, "guest") == 0) {
+		for (const struct hvctl_verb *v = hvctl_guest_verbs; v->name != NULL; v++)
+			offer(v->name, cur);
+		return true;
+	}
+	if (strcmp(words, "guest run") != 0 && strcmp(words, "guest start") != 0)
+		return false;
+	for (const struct option *o = hvctl_guest_run_opts; o->name != NULL; o++) {
+		if (strcmp(words, "guest start") == 0 &&
+		    (strcmp(o->name, "log") == 0 || strcmp(o->name, "run-dir") == 0))
+			continue;
+		snprintf(opt, sizeof(opt), "--%s", o->name);
+		offer(opt, cur);
+	}
+	return true;
 }
 
 /* The table-driven verb "group verb", or NULL. */
@@ -71,13 +117,24 @@ offer_values(enum hv_ctl_key k, const char *lead, const char *cur)
 	}
 }
 
-/* The arguments of v: --KEY options, or KEY= words, or a key's values. */
+/* The arguments of v: --KEY options, or KEY= words, or a key's values;
+ * npos: positional words typed before cur (a positional key's words next). */
 static void
-offer_args(const struct hvctl_api_verb *v, const char *prev, const char *cur)
+offer_args(const struct hvctl_api_verb *v, const char *prev, const char *cur, unsigned int npos)
 {
 	const struct hv_ctl_cmd_def *d = hv_ctl_api_cmd(v->id);
 	const char *eq = strchr(cur, '=');
+	unsigned int pos = 0;
 	char buf[128];
+
+	for (unsigned int i = 0; i < d->n_params && cur[0] != '-'; i++) {
+		if (!d->params[i].positional)
+			continue;
+		if (pos++ == npos && hv_ctl_api_key(d->params[i].key)->words != NULL) {
+			offer_values(d->params[i].key, "", cur);
+			return;
+		}
+	}
 
 	for (unsigned int i = 0; i < d->n_params; i++) {
 		const struct hv_ctl_key_def *k = hv_ctl_api_key(d->params[i].key);
@@ -111,7 +168,7 @@ offer_args(const struct hvctl_api_verb *v, const char *prev, const char *cur)
 void
 hvctl_complete(const struct hvctl_verb *verbs, const char *line, size_t point)
 {
-	char buf[4096], *words[MAX_WORDS], *tok, *save = NULL;
+	char buf[4096], two[128], *words[MAX_WORDS], *tok, *save = NULL;
 	const struct hvctl_api_verb *v;
 	size_t len = strlen(line);
 	unsigned int n = 0, w = 1;
@@ -141,10 +198,27 @@ hvctl_complete(const struct hvctl_verb *verbs, const char *line, size_t point)
 		return;
 	}
 	if (w + 1 >= n) {
+		if (strcmp(words[w], "help") == 0)
+			for (const struct hvctl_verb *t = verbs; t->name != NULL; t++)
+				offer(t->name, cur);
 		offer_verbs(words[w], cur);
+		offer_extra(words[w], cur);
 		return;
 	}
 	v = find_verb(words[w], words[w + 1]);
-	if (v != NULL)
-		offer_args(v, n > w + 2 ? words[n - 1] : NULL, cur);
+	if (v != NULL) {
+		unsigned int npos = 0;
+
+		/* positional words so far: not options, nor the value of one */
+		for (unsigned int i = w + 2; i < n; i++)
+			if (words[i][0] != '-' && (words[i - 1][0] != '-' || i == w + 2))
+				npos++;
+		offer_args(v, n > w + 2 ? words[n - 1] : NULL, cur, npos);
+		return;
+	}
+	snprintf(two, sizeof(two), "%.60s %.60s", words[w], words[w + 1]);
+	if (!offer_extra(two, cur) && strcmp(words[w], "help") == 0 && w + 2 >= n) {
+		offer_verbs(words[w + 1], cur);
+		offer_extra(words[w + 1], cur);
+	}
 }

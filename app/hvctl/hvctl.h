@@ -62,6 +62,8 @@ char *hvctl_api_group_usage(const struct hvctl_api_verb *verbs, const char *extr
 extern const struct hvctl_api_verb hvctl_port_api[];
 extern const struct hvctl_api_verb hvctl_fdb_api[];
 extern const struct hvctl_api_verb hvctl_config_api[];
+extern const struct hvctl_api_verb hvctl_stats_api[];
+extern const struct hvctl_api_verb hvctl_log_api[];
 
 /**
  * Shell completion (bash: `complete -C hvctl hvctl`): print the candidates
@@ -80,6 +82,9 @@ int hvctl_cmd_fdb(struct hvctl *h, int argc, char **argv);
 int hvctl_cmd_stats(struct hvctl *h, int argc, char **argv);
 int hvctl_cmd_config(struct hvctl *h, int argc, char **argv);
 int hvctl_cmd_guest(struct hvctl *h, int argc, char **argv);
+int hvctl_cmd_log(struct hvctl *h, int argc, char **argv);
+/** The sub-verbs of "guest", NULL-name terminated. */
+extern const struct hvctl_verb hvctl_guest_verbs[];
 
 /** Print "hvctl: <message>\n" on stderr. */
 void hvctl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -152,13 +157,17 @@ struct hvctl_table *hvctl_table_new(const struct hvctl_col *cols, unsigned int n
 int hvctl_table_add(struct hvctl_table *t, const char *const *cells);
 /** Print the header and rows: two spaces between columns, no trailing blanks. */
 void hvctl_table_print(const struct hvctl_table *t, FILE *out);
+/** The same, each line after indent spaces. */
+void hvctl_table_print_indent(const struct hvctl_table *t, FILE *out, int indent);
 /** Free a table (NULL is a no-op). */
 void hvctl_table_free(struct hvctl_table *t);
 
 /**
- * Print the scalar members of an object as aligned "key: value" lines, with
- * indent leading spaces, skipping the names in skip (NULL-terminated, may be
- * NULL).
+ * Print an object for people: its scalar members (and arrays of scalars) as
+ * aligned "key: value" lines with indent leading spaces, then each nested
+ * object or array of objects as a "key:" line and its members indented by
+ * two more; members named in skip (NULL-terminated, may be NULL) are left
+ * out at this level. No JSON in the output.
  */
 void hvctl_print_kv(FILE *out, const cJSON *obj, int indent, const char *const *skip);
 

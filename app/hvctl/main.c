@@ -21,8 +21,9 @@ static const struct hvctl_verb verbs[] = {
 	{"fdb", hvctl_cmd_fdb, "show or flush the forwarding database"},
 	{"stats", hvctl_cmd_stats, "port and PMD counters, or rates with --watch"},
 	{"config", hvctl_cmd_config, "save the running configuration"},
+	{"log", hvctl_cmd_log, "set the daemon's log levels at run time"},
 	{"guest", hvctl_cmd_guest, "run KVM guests attached to switch ports"},
-	{"help", cmd_help, "list the verbs"},
+	{"help", cmd_help, "list the verbs; help VERB [SUB]: their help"},
 	{NULL, NULL, NULL},
 };
 
@@ -36,8 +37,9 @@ usage(FILE *out)
 		"       hvctl VERB --help\n"
 		"\n"
 		"options:\n"
-		"  -s, --socket PATH  control socket (default $HVCTL_SOCKET, else %s)\n"
-		"  -j, --json         print results as JSON\n"
+		"  -s, --socket PATH  control socket (default $HVCTL_SOCKET, else %s);\n"
+		"                     before the verb\n"
+		"  -j, --json         print results as JSON (anywhere on the line)\n"
 		"  -h, --help         this text\n"
 		"\n"
 		"verbs:\n",
@@ -46,14 +48,62 @@ usage(FILE *out)
 		fprintf(out, "  %-8s  %s\n", v->name, v->summary);
 }
 
+/* hvctl help [VERB [SUB]]: VERB [SUB] --help */
 static int
 cmd_help(struct hvctl *h, int argc, char **argv)
 {
-	(void)h;
-	(void)argc;
-	(void)argv;
-	usage(stdout);
-	return 0;
+	char *args[4] = {NULL, NULL, NULL, NULL};
+	const struct hvctl_verb *v;
+	int n = 0;
+
+	if (argc < 2 || strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	for (v = verbs; v->name != NULL; v++)
+		if (strcmp(v->name, argv[1]) == 0)
+			break;
+	if (v->name == NULL)
+		return hvctl_usage_err(NULL, "help: unknown verb '%s'", argv[1]);
+	args[n++] = argv[1];
+	if (argc >= 3)
+		args[n++] = argv[2];
+	args[n++] = (char *)"--help";
+	return v->run(h, n, args);
+}
+
+/*
+ * --json (-j) after the verb, as in "hvctl port list --json": set it and
+ * drop the word, up to a "--". No verb has an option of that name; --socket
+ * stays before the verb (port add has its own --socket).
+ */
+static size_t
+count_args(char **argv)
+{
+	size_t n = 0;
+
+	while (argv[n] != NULL)
+		n++;
+	return n;
+}
+
+static void
+take_json(struct hvctl *h, int argc, char **argv)
+{
+	int i, n = 1;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			while (i < argc)
+				argv[n++] = argv[i++];
+			break;
+		}
+		if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-j") == 0)
+			h->json = true;
+		else
+			argv[n++] = argv[i];
+	}
+	argv[n] = NULL;
 }
 
 int
@@ -97,13 +147,14 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
+	take_json(&h, argc - optind, argv + optind);
 	for (v = verbs; v->name != NULL; v++)
 		if (strcmp(v->name, argv[optind]) == 0)
 			break;
 	if (v->name == NULL)
 		return hvctl_usage_err(NULL, "unknown verb '%s'", argv[optind]);
 
-	rc = v->run(&h, argc - optind, argv + optind);
+	rc = v->run(&h, (int)count_args(argv + optind), argv + optind);
 	if (h.fd >= 0)
 		close(h.fd);
 	if (fflush(stdout) != 0 && rc == 0) {

@@ -83,6 +83,15 @@ hvctl_dispatch(struct hvctl *h, const char *group, const struct hvctl_verb *verb
 
 	if (argc < 2)
 		return hvctl_usage_err(group, "%s: missing sub-command", group);
+	if (strcmp(argv[1], "help") == 0 && argc >= 3) {
+		/* "hvctl port help del" is "hvctl port del --help" */
+		char *sub[] = {argv[2], (char *)"--help", NULL};
+
+		for (v = verbs; v->name != NULL; v++)
+			if (strcmp(v->name, argv[2]) == 0)
+				return v->run(h, 2, sub);
+		return hvctl_usage_err(group, "%s: unknown sub-command '%s'", group, argv[2]);
+	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		fputs(usage, stdout);
@@ -223,10 +232,12 @@ hvctl_table_add(struct hvctl_table *t, const char *const *cells)
 }
 
 static void
-print_row(const struct hvctl_table *t, const size_t *w, const char *const *row, FILE *out)
+print_row(const struct hvctl_table *t, const size_t *w, const char *const *row, FILE *out,
+	  int indent)
 {
 	unsigned int i;
 
+	fprintf(out, "%*s", indent, "");
 	for (i = 0; i < t->ncols; i++) {
 		bool last = i + 1 == t->ncols;
 		int pad = (int)w[i];
@@ -246,6 +257,12 @@ print_row(const struct hvctl_table *t, const size_t *w, const char *const *row, 
 void
 hvctl_table_print(const struct hvctl_table *t, FILE *out)
 {
+	hvctl_table_print_indent(t, out, 0);
+}
+
+void
+hvctl_table_print_indent(const struct hvctl_table *t, FILE *out, int indent)
+{
 	const char *titles[64];
 	size_t w[64];
 	unsigned int i, r;
@@ -262,9 +279,9 @@ hvctl_table_print(const struct hvctl_table *t, FILE *out)
 				w[i] = l;
 		}
 	}
-	print_row(t, w, titles, out);
+	print_row(t, w, titles, out, indent);
 	for (r = 0; r < t->nrows; r++)
-		print_row(t, w, (const char *const *)&t->cells[r * t->ncols], out);
+		print_row(t, w, (const char *const *)&t->cells[r * t->ncols], out, indent);
 }
 
 void
@@ -289,24 +306,66 @@ skipped(const char *name, const char *const *skip)
 	return false;
 }
 
+/* An object, or an array that holds one: printed as a nested block, not a cell. */
+static bool
+nested(const cJSON *v)
+{
+	const cJSON *e;
+
+	if (cJSON_IsObject(v))
+		return true;
+	if (!cJSON_IsArray(v))
+		return false;
+	cJSON_ArrayForEach(e, v)
+	{
+		if (cJSON_IsObject(e) || cJSON_IsArray(e))
+			return true;
+	}
+	return false;
+}
+
 void
 hvctl_print_kv(FILE *out, const cJSON *obj, int indent, const char *const *skip)
 {
-	const cJSON *m;
+	const cJSON *m, *e;
 	char buf[1024];
-	int w = 0;
+	int w = 0, i;
 
 	cJSON_ArrayForEach(m, obj)
 	{
-		if (m->string != NULL && !skipped(m->string, skip) && (int)strlen(m->string) > w)
+		if (m->string != NULL && !skipped(m->string, skip) && !nested(m) &&
+		    (int)strlen(m->string) > w)
 			w = (int)strlen(m->string);
 	}
+	/* the scalars aligned, then each nested object as an indented block */
 	cJSON_ArrayForEach(m, obj)
 	{
-		if (m->string == NULL || skipped(m->string, skip))
+		if (m->string == NULL || skipped(m->string, skip) || nested(m))
 			continue;
 		fprintf(out, "%*s%s:%*s %s\n", indent, "", m->string, w - (int)strlen(m->string),
 			"", hvctl_cell(m, buf, sizeof(buf)));
+	}
+	cJSON_ArrayForEach(m, obj)
+	{
+		if (m->string == NULL || skipped(m->string, skip) || !nested(m))
+			continue;
+		fprintf(out, "%*s%s:\n", indent, "", m->string);
+		if (cJSON_IsObject(m)) {
+			hvctl_print_kv(out, m, indent + 2, NULL);
+			continue;
+		}
+		i = 0;
+		cJSON_ArrayForEach(e, m)
+		{
+			if (cJSON_IsObject(e)) {
+				fprintf(out, "%*s[%d]:\n", indent + 2, "", i);
+				hvctl_print_kv(out, e, indent + 4, NULL);
+			} else {
+				fprintf(out, "%*s[%d]: %s\n", indent + 2, "", i,
+					hvctl_cell(e, buf, sizeof(buf)));
+			}
+			i++;
+		}
 	}
 }
 

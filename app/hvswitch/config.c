@@ -132,6 +132,24 @@ read_file(const char *path, size_t *len, char *err, size_t errlen)
 	return buf;
 }
 
+/* "line L, column C" of byte offset @at of @text (both from 1; a tab is one column). */
+static const char *
+line_col(const char *text, size_t at, char *buf, size_t len)
+{
+	size_t line = 1, col = 1;
+
+	for (size_t i = 0; i < at; i++) {
+		if (text[i] == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+	}
+	snprintf(buf, len, "line %zu, column %zu", line, col);
+	return buf;
+}
+
 static int
 settings_from_json(const cJSON *s, char *err, size_t errlen)
 {
@@ -158,7 +176,8 @@ settings_from_json(const cJSON *s, char *err, size_t errlen)
 static int
 parse(struct sw_port_conf *ports, unsigned int *n, char *err, size_t errlen)
 {
-	cJSON *root, *list, *it;
+	cJSON *root = NULL, *list, *it;
+	char where[48], prefix[sizeof(sw.config_path) + 64];
 	const char *end = NULL;
 	size_t len, at;
 	char *text;
@@ -179,19 +198,22 @@ parse(struct sw_port_conf *ports, unsigned int *n, char *err, size_t errlen)
 	while (root != NULL && at < len &&
 	       (text[at] == ' ' || text[at] == '\t' || text[at] == '\r' || text[at] == '\n'))
 		at++;
-	free(text);
 	if (root == NULL) {
-		snprintf(err, errlen, "config %s: invalid JSON at byte offset %zu", sw.config_path,
-			 at);
+		snprintf(err, errlen, "config %s: invalid JSON at byte offset %zu (%s)",
+			 sw.config_path, at, line_col(text, at, where, sizeof(where)));
 		goto out;
 	}
 	if (!cJSON_IsObject(root)) {
-		snprintf(err, errlen, "config %s: not a JSON object", sw.config_path);
+		/* where the value starts: what an editor shows */
+		at = strspn(text, " \t\r\n");
+		snprintf(err, errlen, "config %s: not a JSON object at byte offset %zu (%s)",
+			 sw.config_path, at, line_col(text, at, where, sizeof(where)));
 		goto out;
 	}
 	if (at < len) {
-		snprintf(err, errlen, "config %s: data after the JSON object at byte offset %zu",
-			 sw.config_path, at);
+		snprintf(err, errlen,
+			 "config %s: data after the JSON object at byte offset %zu (%s)",
+			 sw.config_path, at, line_col(text, at, where, sizeof(where)));
 		goto out;
 	}
 	if (settings_from_json(cJSON_GetObjectItemCaseSensitive(root, "settings"), err, errlen) !=
@@ -204,17 +226,27 @@ parse(struct sw_port_conf *ports, unsigned int *n, char *err, size_t errlen)
 	}
 	cJSON_ArrayForEach(it, list)
 	{
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(it, HV_CTL_KEY(NAME));
+
 		if (*n == SW_MAX_PORTS) {
 			snprintf(err, errlen, "config %s: more than %d ports", sw.config_path,
 				 SW_MAX_PORTS);
 			goto out;
 		}
-		if (sw_port_conf_from_json(it, "config port", &ports[*n], err, errlen) != 0)
+		/* which port: its index in the array, and its name when it has one */
+		if (cJSON_IsString(name))
+			snprintf(prefix, sizeof(prefix), "config %s: ports[%u] (%.31s)",
+				 sw.config_path, *n, name->valuestring);
+		else
+			snprintf(prefix, sizeof(prefix), "config %s: ports[%u]", sw.config_path,
+				 *n);
+		if (sw_port_conf_from_json(it, prefix, &ports[*n], err, errlen) != 0)
 			goto out;
 		(*n)++;
 	}
 	rc = 0;
 out:
+	free(text);
 	cJSON_Delete(root);
 	return rc;
 }

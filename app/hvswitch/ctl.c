@@ -11,6 +11,7 @@
 
 #include <rte_version.h>
 
+#include "ctl_admin.h"
 #include "ctl_policy.h"
 #include "hv_ctl.h"
 #include "hv_ctl_api.h"
@@ -177,6 +178,7 @@ cmd_port_set(void *ctx, const cJSON *args, cJSON **result, char *err, size_t err
 		}
 		return -1;
 	}
+	sw_ctl_log_port_set(&before, &p->conf);
 	*result = sw_port_json(p, false);
 	return 0;
 }
@@ -255,11 +257,9 @@ port_stats_json(const struct sw_port *p)
 	uint64_t drv = 0, irqs = 0, drops = 0, off_drops;
 	cJSON *off;
 
-	sw_port_totals(p, &t);
+	sw_port_counters(p, &t, &drv, &irqs);
 	off = sw_offload_json(&t, &off_drops);
 	drops += off_drops;
-	if (p->running)
-		p->ops->driver_counters(p, &drv, &irqs);
 	for (int d = 0; d < SW_DROP__MAX; d++)
 		if (d != SW_DROP_TX_FULL) /* the driver counted those */
 			drops += t.drops[d];
@@ -296,13 +296,15 @@ cmd_stats(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen
 	for (unsigned int i = 0; i < sw.n_pmds; i++) {
 		const struct sw_pmd *d = &sw.pmds[i];
 		cJSON *o = cJSON_CreateObject();
+		uint64_t busy, total, packets, batches;
 
+		sw_ctl_pmd_counters(i, &busy, &total, &packets, &batches);
 		cJSON_AddNumberToObject(o, HV_CTL_KEY(PMD), i);
 		cJSON_AddNumberToObject(o, "lcore", d->lcore);
-		cJSON_AddNumberToObject(o, "busy_cycles", (double)d->busy_cycles);
-		cJSON_AddNumberToObject(o, "total_cycles", (double)d->total_cycles);
-		cJSON_AddNumberToObject(o, "packets", (double)d->packets);
-		cJSON_AddNumberToObject(o, "batches", (double)d->batches);
+		cJSON_AddNumberToObject(o, "busy_cycles", (double)busy);
+		cJSON_AddNumberToObject(o, "total_cycles", (double)total);
+		cJSON_AddNumberToObject(o, "packets", (double)packets);
+		cJSON_AddNumberToObject(o, "batches", (double)batches);
 		cJSON_AddItemToArray(pmds, o);
 	}
 	hv_fdb_get_stats(sw.fdb, &fs);
@@ -329,6 +331,20 @@ cmd_config_save(void *ctx, const cJSON *args, cJSON **result, char *err, size_t 
 	return 0;
 }
 
+static int
+cmd_stats_clear(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen)
+{
+	RTE_SET_USED(ctx), RTE_SET_USED(args);
+	return sw_ctl_stats_clear(hv_ctl_current_vals(), result, err, errlen);
+}
+
+static int
+cmd_log_set(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen)
+{
+	RTE_SET_USED(ctx), RTE_SET_USED(args);
+	return sw_ctl_log_set(hv_ctl_current_vals(), result, err, errlen);
+}
+
 /* Every handler runs under sw.lock (telemetry reads the same state). */
 #define LOCKED(fn)                                                                                 \
 	static int fn##_locked(void *ctx, const cJSON *args, cJSON **result, char *err,            \
@@ -350,6 +366,8 @@ LOCKED(cmd_fdb_show)
 LOCKED(cmd_fdb_flush)
 LOCKED(cmd_stats)
 LOCKED(cmd_config_save)
+LOCKED(cmd_stats_clear)
+LOCKED(cmd_log_set)
 
 /* Who may run what: the API table (reads for the --group, changes for the
  * --admin-group, port.add further confined by sw_ctl_port_add_allowed()). */
@@ -364,6 +382,8 @@ static const hv_ctl_handler_t handlers[HV_CTL_C__MAX] = {
 	[HV_CTL_C_FDB_FLUSH] = cmd_fdb_flush_locked,
 	[HV_CTL_C_STATS] = cmd_stats_locked,
 	[HV_CTL_C_CONFIG_SAVE] = cmd_config_save_locked,
+	[HV_CTL_C_STATS_CLEAR] = cmd_stats_clear_locked,
+	[HV_CTL_C_LOG_SET] = cmd_log_set_locked,
 };
 
 static struct hv_ctl_cmd commands[HV_CTL_C__MAX + 1];

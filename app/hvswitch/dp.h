@@ -102,6 +102,9 @@ struct sw_port_ops {
 	int (*open)(struct sw_port *p, char *err, size_t errlen);
 	void (*close)(struct sw_port *p);
 	bool (*link_up)(const struct sw_port *p);
+	/* a peer is attached though the link is not up yet (a vhost-user frontend
+	 * whose guest driver has not started the rings); NULL: never */
+	bool (*attached)(const struct sw_port *p);
 	/* driver-level drops and interrupts, summed over queues */
 	void (*driver_counters)(const struct sw_port *p, uint64_t *drops, uint64_t *irqs);
 	const struct sw_port_ctl_ops *ctl;
@@ -160,6 +163,10 @@ struct sw_port {
 	bool running;
 	bool ephemeral;  /* given on the command line: not saved */
 	bool txq_shared; /* fewer TX queues than PMDs: TX takes txq_lock */
+	/* the counters at the last "stats.clear", subtracted when the control
+	 * socket reads them (the PMDs' own counters are never written) */
+	struct sw_counters base;
+	uint64_t base_drv_drops, base_irqs;
 	rte_spinlock_t txq_lock[SW_MAX_QUEUES];
 	struct sw_counters cnt[SW_MAX_PMDS];
 };

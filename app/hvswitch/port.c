@@ -280,6 +280,41 @@ sw_offload_json(const struct sw_counters *t, uint64_t *drops)
 	return o;
 }
 
+/* cur - base; a counter below its base started again (a reconnected ring): cur */
+static uint64_t
+since(uint64_t cur, uint64_t base)
+{
+	return cur >= base ? cur - base : cur;
+}
+
+void
+sw_port_counters(const struct sw_port *p, struct sw_counters *t, uint64_t *drv_drops,
+		 uint64_t *irqs)
+{
+	/* every member a uint64_t counter: subtract them as an array */
+	_Static_assert(sizeof(struct sw_counters) % sizeof(uint64_t) == 0, "sw_counters");
+	uint64_t *c = (uint64_t *)t;
+	const uint64_t *b = (const uint64_t *)&p->base;
+
+	sw_port_totals(p, t);
+	for (size_t i = 0; i < sizeof(*t) / sizeof(uint64_t); i++)
+		c[i] = since(c[i], b[i]);
+	*drv_drops = *irqs = 0;
+	if (p->running)
+		p->ops->driver_counters(p, drv_drops, irqs);
+	*drv_drops = since(*drv_drops, p->base_drv_drops);
+	*irqs = since(*irqs, p->base_irqs);
+}
+
+void
+sw_port_clear_counters(struct sw_port *p)
+{
+	sw_port_totals(p, &p->base);
+	p->base_drv_drops = p->base_irqs = 0;
+	if (p->running)
+		p->ops->driver_counters(p, &p->base_drv_drops, &p->base_irqs);
+}
+
 /* Which PMD polls each queue of @p (from the published lists). */
 static cJSON *
 queues_json(const struct sw_port *p)
@@ -315,17 +350,16 @@ sw_port_json(const struct sw_port *p, bool details)
 	cJSON *st;
 
 	cJSON_AddStringToObject(o, "state",
-				!p->running          ? "error"
-				: p->ops->link_up(p) ? "up"
-						     : "down");
+				!p->running                                       ? "error"
+				: p->ops->link_up(p)                              ? "up"
+				: p->ops->attached != NULL && p->ops->attached(p) ? "connected"
+										  : "down");
 	if (p->error[0] != '\0')
 		cJSON_AddStringToObject(o, "error", p->error);
 	cJSON_AddNumberToObject(o, "macs", hv_fdb_count(sw.fdb, p->idx));
 	if (!details)
 		return o;
-	sw_port_totals(p, &t);
-	if (p->running)
-		p->ops->driver_counters(p, &drv_drops, &irqs);
+	sw_port_counters(p, &t, &drv_drops, &irqs);
 	st = cJSON_AddObjectToObject(o, "stats");
 	cJSON_AddNumberToObject(st, "rx_packets", (double)t.rx_packets);
 	cJSON_AddNumberToObject(st, "rx_bytes", (double)t.rx_bytes);

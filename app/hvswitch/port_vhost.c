@@ -287,6 +287,13 @@ vhost_link_up(const struct sw_port *p)
 	return p->priv != NULL && hv_vhost_queue_ready(sw_vhost(p)->dev, 0);
 }
 
+/* A frontend is connected; its guest's driver may not have started the rings. */
+static bool
+vhost_attached(const struct sw_port *p)
+{
+	return p->priv != NULL && hv_vhost_port_connected(sw_vhost(p)->dev);
+}
+
 /*
  * A frame received on a vhost-user port may keep its tail in the sending
  * guest's memory until rx_done (the port borrows).
@@ -459,6 +466,7 @@ const struct sw_port_ops sw_port_vhost_ops = {
 	.open = vhost_open,
 	.close = vhost_close,
 	.link_up = vhost_link_up,
+	.attached = vhost_attached,
 	.driver_counters = vhost_driver_counters,
 	.ctl = &vhost_ctl_ops,
 	.rx = vhost_rx,

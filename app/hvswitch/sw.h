@@ -105,6 +105,11 @@ int sw_port_set_vlan(struct sw_port *p, uint16_t vlan, bool trunk, char *err, si
 int sw_port_set_pmd(struct sw_port *p, int pmd, char *err, size_t errlen);
 void sw_port_del_all(void);
 void sw_port_totals(const struct sw_port *p, struct sw_counters *out);
+/* Since the last stats.clear: the totals, and the driver's drops and interrupts. */
+void sw_port_counters(const struct sw_port *p, struct sw_counters *t, uint64_t *drv_drops,
+		      uint64_t *irqs);
+/* Start what sw_port_counters() reports from 0 (control thread, under sw.lock). */
+void sw_port_clear_counters(struct sw_port *p);
 cJSON *sw_port_json(const struct sw_port *p, bool details);
 /* The offload counters of @t as JSON, and their drops summed. */
 cJSON *sw_offload_json(const struct sw_counters *t, uint64_t *drops);

@@ -18,6 +18,11 @@ static const struct hv_ctl_word mode_words[] = {
 	{"server", HV_CTL_MODE_SERVER}, {"client", HV_CTL_MODE_CLIENT}, {NULL, 0}};
 static const struct hv_ctl_word vlan_words[] = {{"none", 0}, {NULL, 0}};
 static const struct hv_ctl_word pmd_words[] = {{"auto", HV_CTL_AUTO}, {NULL, 0}};
+/* DPDK's RTE_LOG_* values (rte_log.h), spelled as its --log-level option takes them */
+static const struct hv_ctl_word level_words[] = {
+	{"emerg", 1},  {"alert", 2}, {"crit", 3},  {"err", 4}, {"warning", 5},
+	{"notice", 6}, {"info", 7},  {"debug", 8}, {NULL, 0},
+};
 
 static const struct hv_ctl_key_def keys[HV_CTL_K__MAX] = {
 	[HV_CTL_K_NAME] = {"name", HV_CTL_T_STR, 1, HV_CTL_NAME_MAX, 0, NULL, "NAME",
@@ -48,6 +53,10 @@ static const struct hv_ctl_key_def keys[HV_CTL_K__MAX] = {
 			    "... (doc/rxmod.rst)"},
 	[HV_CTL_K_PORT] = {"port", HV_CTL_T_STR, 1, HV_CTL_NAME_MAX, 0, NULL, "NAME",
 			   "only this port"},
+	[HV_CTL_K_LOGTYPE] = {"logtype", HV_CTL_T_STR, 1, 64, 0, NULL, "TYPE",
+			      "a DPDK log type (hvswitch, lib.eal, ...) or a pattern (lib.*)"},
+	[HV_CTL_K_LEVEL] = {"level", HV_CTL_T_ENUM, 0, 0, 0, level_words, "LEVEL",
+			    "the most verbose level logged"},
 	[HV_CTL_K_FDB_AGE_S] = {"fdb_age_s", HV_CTL_T_UINT, 1, 86400 * 7, 0, NULL, "S",
 				"learned MACs are forgotten after this idle time"},
 	[HV_CTL_K_MAC_LIMIT] = {"mac_limit", HV_CTL_T_UINT, 0, 1u << 24, 0, NULL, "N",
@@ -122,6 +131,18 @@ static const struct hv_ctl_cmd_def cmds[HV_CTL_C__MAX] = {
 			    HV_CTL_SVC_SWITCH},
 	[HV_CTL_C_CONFIG_SAVE] =
 		{"config.save", HV_CTL_WRITE, "write the config file", 0, {}, HV_CTL_SVC_SWITCH},
+	[HV_CTL_C_STATS_CLEAR] = {"stats.clear",
+				  HV_CTL_WRITE,
+				  "start the counters of one port, or of all and the PMDs, from 0",
+				  1,
+				  {POS_OPT(PORT)},
+				  HV_CTL_SVC_SWITCH},
+	[HV_CTL_C_LOG_SET] = {"log.set",
+			      HV_CTL_WRITE,
+			      "set the level of the daemon's log types (at run time)",
+			      2,
+			      {POS(LOGTYPE), POS(LEVEL)},
+			      HV_CTL_SVC_SWITCH},
 	[HV_CTL_C_GUEST_SHOW] = {"guest.show",
 				 HV_CTL_READ,
 				 "the guest's configuration and NIC state",

@@ -54,6 +54,8 @@ enum hv_ctl_cmd_id {
 	HV_CTL_C_FDB_FLUSH,
 	HV_CTL_C_STATS,
 	HV_CTL_C_CONFIG_SAVE,
+	HV_CTL_C_STATS_CLEAR,
+	HV_CTL_C_LOG_SET,
 	/* served by a guest's VMM (hvctl guest run) */
 	HV_CTL_C_GUEST_SHOW,
 	HV_CTL_C_GUEST_STATS,
@@ -77,6 +79,8 @@ enum hv_ctl_key {
 	HV_CTL_K_FEATURES,
 	HV_CTL_K_RXMOD,
 	HV_CTL_K_PORT,
+	HV_CTL_K_LOGTYPE,
+	HV_CTL_K_LEVEL,
 	/* the config file's "settings" object */
 	HV_CTL_K_FDB_AGE_S,
 	HV_CTL_K_MAC_LIMIT,

@@ -122,6 +122,29 @@ START_TEST(trailing_data_refused)
 }
 END_TEST
 
+/* A config error says where: line and column, or which port and which key. */
+START_TEST(error_positions)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{"\n\n  [1, 2]\n", "not a JSON object at byte offset 4 (line 3, column 3)"},
+		{"{\n  \"ports\": [\n}\n", "invalid JSON at byte offset 15 (line 3, column 1)"},
+		{"{\"ports\": []}\n\t{}\n",
+		 "data after the JSON object at byte offset 15 (line 2, column 2)"},
+		{"{\n  \"ports\": [\n    {\"name\": \"a\"},\n    {\"name\": \"b\", \"qeues\": 2}\n  ]\n}\n",
+		 ": ports[1] (b): unknown argument 'qeues' (valid: name, type, "},
+		{"{\"ports\": [{\"queues\": 2}]}", ": ports[0]: missing 'name'"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		write_file(D.config, cases[i].text, strlen(cases[i].text));
+		run_exits((const char *const[]){"--check-config", NULL}, 1);
+		ck_assert_msg(log_has(cases[i].want), "log lacks '%s'", cases[i].want);
+	}
+}
+END_TEST
+
 /* Fill the file system at @dir but for one page: @fill holds the rest. */
 static void
 fill_but_one_page(const char *fill)
@@ -260,6 +283,7 @@ make_suite(void)
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, trailing_data_refused);
+	tcase_add_test(t, error_positions);
 	tcase_add_test(t, save_on_full_disk);
 	tcase_add_test(t, save_fsyncs_directory);
 	suite_add_tcase(s, t);

@@ -911,9 +911,9 @@ START_TEST(hvctl_port_list)
 	HVCTL(&r, "port", "list");
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 	ck_assert_str_eq(r.err, "");
-	assert_has(r.out, "NAME  TYPE        STATE  QUEUES  VLAN  PMD  SOCKET/DEVARGS\n");
-	assert_has(r.out, "vm1   vhost-user  up          2    10  1,2  /tmp/vm1.sock\n");
-	assert_has(r.out, "tap0  ethdev      down        1     -  3    net_tap0,iface=x\n");
+	assert_has(r.out, "NAME  TYPE        STATE  QUEUES  VLAN      PMD  SOCKET/DEVARGS\n");
+	assert_has(r.out, "vm1   vhost-user  up          2  10        1,2  /tmp/vm1.sock\n");
+	assert_has(r.out, "tap0  ethdev      down        1  untagged  3    net_tap0,iface=x\n");
 
 	HVCTL(&r, "--json", "port", "list");
 	ck_assert_int_eq(r.status, 0);
@@ -925,8 +925,8 @@ START_TEST(hvctl_port_list)
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 	assert_has(r.out, "name:  vm1\n");
 	assert_has(r.out, "stats:\n  rx_packets: 100\n");
-	assert_has(r.out, "QP  PMD  DIR  packets  bytes  kicks\n");
-	assert_has(r.out, " 0    1  tx        22   2200      7\n");
+	assert_has(r.out, "queue pair 0: PMD 1\n  COUNTER    RX    TX\n  packets    11    22\n");
+	assert_has(r.out, "  kicks       -     7\n");
 }
 END_TEST
 

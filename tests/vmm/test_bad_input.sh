@@ -22,6 +22,11 @@ head -c 65536 /dev/urandom >"$run/garbage"
 printf 'MZ' >"$run/short"
 expect 1 "kernel /nonexistent/vmlinuz: No such file or directory" -- \
 	guest run g --kernel /nonexistent/vmlinuz
+# the missing kernel, not the missing port after it
+expect 1 "^hvctl: guest g: kernel /nonexistent/vmlinuz: No such file or directory$" -- \
+	guest run g --kernel /nonexistent/vmlinuz --port "$run/none.sock"
+expect 1 "^hvctl: guest g: initrd /nonexistent/initrd: No such file or directory$" -- \
+	guest run g --kernel builtin --initrd /nonexistent/initrd --port "$run/none.sock"
 expect 1 "kernel .*/garbage: not a bzImage .* nor an ELF vmlinux" -- \
 	guest run g --kernel "$run/garbage"
 expect 1 "kernel .*/short: not a bzImage" -- guest run g --kernel "$run/short"

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# hvctl(1) and the bash completion file: the man page renders without groff
+# warnings and has a section for each verb and sub-verb hvctl knows (its
+# completion lists them), each with that command's usage line; the
+# completion file makes bash ask hvctl, which offers the verbs and sub-verbs.
+# usage: test_hvctl_man.sh HVCTL_1 COMPLETION_FILE ($HVCTL: the binary)
+set -uo pipefail
+man=$1 comp=$2
+: "${HVCTL:?}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cands() { COMP_LINE="$1" COMP_POINT=${#1} "$HVCTL" | grep -v '^-'; }
+
+warn=$(groff -man -Tutf8 -ww -z "$man" 2>&1) || fail "groff: $warn"
+[ -z "$warn" ] || fail "groff warnings: $warn"
+text=$(groff -man -Tascii -P-cbou "$man" 2>/dev/null) || fail "groff could not render $man"
+echo "$text" | grep -q "^NAME" || fail "no NAME section"
+verbs=$("$HVCTL" --help | sed -n '/^verbs:/,$p' | awk 'NR > 1 { print $1 }')
+[ -n "$verbs" ] || fail "hvctl --help lists no verbs"
+[ "$(cands "hvctl " | sort)" = "$(echo "$verbs" | sort)" ] ||
+	fail "completion offers '$(cands "hvctl " | tr '\n' ' ')', --help lists '$(echo $verbs)'"
+n=0
+for v in $verbs; do
+	[ "$v" = help ] && continue
+	echo "$text" | grep -q "^   hvctl $v\$" || fail "no section for verb '$v'"
+	for s in $(cands "hvctl $v "); do
+		sec=$(echo "$text" | sed -n "/^   hvctl $v $s\$/,/^   hvctl /p")
+		[ -n "$sec" ] || fail "no section for 'hvctl $v $s'"
+		echo "$sec" | grep -q "usage: hvctl $v $s" || fail "'hvctl $v $s': no usage line"
+		n=$((n + 1))
+	done
+done
+[ "$n" -ge 15 ] || fail "only $n sub-verbs documented"
+# the completion file: bash runs hvctl for hvctl's words
+[ "$(bash -c ". '$comp'; complete -p hvctl")" = "complete -o default -C 'hvctl' hvctl" ] ||
+	fail "completion file: $(bash -c ". '$comp'; complete -p hvctl" 2>&1)"
+echo "PASS: $(echo $verbs | wc -w) verbs, $n sub-verbs"
