@@ -207,7 +207,7 @@ struct sw_pmd {
 	/* idle, but could not sleep (work found, a queue that cannot wake it) */
 	uint64_t sleep_aborts;
 	uint64_t slept_cycles;
-	uint64_t last_wake_tsc; /* TSC when the last sleep ended (wake-up latency tests) */
+	uint64_t last_wake_ns; /* CLOCK_MONOTONIC when the last sleep ended (wake-up latency) */
 } __rte_cache_aligned;
 
 /* The data path's context: what a PMD and the switching step use. */

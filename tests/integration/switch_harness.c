@@ -874,16 +874,9 @@ swh_tel(int fd, const char *cmd)
 double
 swh_tel_num(const cJSON *v, const char *outer, const char *inner)
 {
-	static const char seps[] = "/";
-	char key[128];
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(v, outer);
 
-	for (const char *sep = seps; *sep != '\0'; sep++) {
-		const cJSON *j;
-
-		snprintf(key, sizeof(key), "%s%c%s", outer, *sep, inner);
-		j = cJSON_GetObjectItemCaseSensitive(v, key);
-		if (cJSON_IsNumber(j))
-			return j->valuedouble;
-	}
-	return -1;
+	/* a nested dict (container); @inner may name a value flattened inside it */
+	j = cJSON_GetObjectItemCaseSensitive(j, inner);
+	return cJSON_IsNumber(j) ? j->valuedouble : -1;
 }

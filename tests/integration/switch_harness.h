@@ -155,7 +155,7 @@ uint64_t swh_now_ms(void);
 int swh_tel_open(const char *prefix, pid_t pid);
 /* Send a command; returns the reply's value (the caller frees it). */
 cJSON *swh_tel(int fd, const char *cmd);
-/* A nested value flattened as "<outer><sep><inner>", sep any of '/', '_', '.'; -1 if absent. */
+/* Value @inner of the nested dict @outer (a container: "stats", "qps/0"); -1 if absent. */
 double swh_tel_num(const cJSON *v, const char *outer, const char *inner);
 
 #endif
