@@ -80,6 +80,7 @@ int hvctl_cmd_fdb(struct hvctl *h, int argc, char **argv);
 int hvctl_cmd_stats(struct hvctl *h, int argc, char **argv);
 int hvctl_cmd_config(struct hvctl *h, int argc, char **argv);
 int hvctl_cmd_guest(struct hvctl *h, int argc, char **argv);
+int hvctl_cmd_capture(struct hvctl *h, int argc, char **argv);
 
 /** Print "hvctl: <message>\n" on stderr. */
 void hvctl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -21,6 +21,7 @@ static const struct hvctl_verb verbs[] = {
 	{"fdb", hvctl_cmd_fdb, "show or flush the forwarding database"},
 	{"stats", hvctl_cmd_stats, "port and PMD counters, or rates with --watch"},
 	{"config", hvctl_cmd_config, "save the running configuration"},
+	{"capture", hvctl_cmd_capture, "write a port's frames as pcapng (tcpdump, tshark)"},
 	{"guest", hvctl_cmd_guest, "run KVM guests attached to switch ports"},
 	{"help", cmd_help, "list the verbs"},
 	{NULL, NULL, NULL},

@@ -638,6 +638,13 @@ build(uint32_t id, uint8_t *buf)
 	return s->len;
 }
 
+uint16_t
+swh_frame_bytes(uint32_t id, uint8_t *buf)
+{
+	ck_assert_uint_lt(id, next_id);
+	return build(id, buf);
+}
+
 /* A new frame from @g (see guest_send()), recorded as sent; *@id is its id. */
 static struct rte_mbuf *
 frame_new(struct guest *g, const struct rte_ether_addr *dst, const struct rte_ether_addr *src,

@@ -136,6 +136,9 @@ guest_send_tpid(struct guest *g, const struct rte_ether_addr *dst, uint16_t tpid
  */
 void
 guest_send_burst(struct guest *g, const struct rte_ether_addr *dst, unsigned int n, uint32_t *ids);
+/* The bytes frame @id was sent with (untagged as built: at most SWH_FRAME_MAX) into @buf; its length. */
+#define SWH_FRAME_MAX 1280
+uint16_t swh_frame_bytes(uint32_t id, uint8_t *buf);
 /* Poll every open guest once; returns frames received. */
 unsigned int swh_poll(void);
 /* Times @id arrived at @g so far. */
