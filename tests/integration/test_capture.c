@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "capture_read.h"
 #include "hv_ctl.h"
 #include "switch_harness.h"
 
@@ -68,84 +69,6 @@ send_one(unsigned int from, unsigned int to)
 	return id;
 }
 
-/* ---- pcapng, as read back ---- */
-
-struct frame {
-	uint32_t caplen, origlen, flags;
-	const uint8_t *data;
-};
-
-struct pcapng {
-	uint8_t *buf;
-	size_t len;
-	char ifname[64];
-	unsigned int n;
-	struct frame f[4096];
-	bool stats;
-	uint64_t ifrecv, ifdrop;
-};
-
-static uint32_t
-u32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-/* Parse the blocks of @p->buf; false if a block is cut or malformed. */
-static bool
-parse(struct pcapng *p)
-{
-	size_t off = 0;
-
-	p->n = 0;
-	p->stats = false;
-	while (off + 12 <= p->len) {
-		const uint8_t *b = p->buf + off;
-		uint32_t type = u32(b), len = u32(b + 4);
-		size_t o;
-
-		if (len < 12 || len % 4 != 0 || off + len > p->len || u32(b + len - 4) != len)
-			return false;
-		if (off == 0 && (type != 0x0A0D0D0A || u32(b + 8) != 0x1A2B3C4D))
-			return false;
-		o = type == 1   ? 16
-		    : type == 6 ? 28 + ((u32(b + 20) + 3u) & ~3u)
-		    : type == 5 ? 20
-				: len;
-		if (type == 6) {
-			struct frame *f = &p->f[p->n < RTE_DIM(p->f) ? p->n : RTE_DIM(p->f) - 1];
-
-			f->caplen = u32(b + 20);
-			f->origlen = u32(b + 24);
-			f->data = b + 28;
-			f->flags = 0;
-			p->n++;
-		}
-		/* options: code, length, value padded to 4 */
-		while (o + 4 <= len - 4) {
-			uint16_t code = (uint16_t)(b[o] | b[o + 1] << 8), olen;
-
-			memcpy(&olen, b + o + 2, 2);
-			if (code == 0)
-				break;
-			if (type == 1 && code == 2)
-				snprintf(p->ifname, sizeof(p->ifname), "%.*s", olen, b + o + 4);
-			if (type == 6 && code == 2)
-				p->f[p->n - 1].flags = u32(b + o + 4);
-			if (type == 5 && (code == 4 || code == 5)) {
-				memcpy(code == 4 ? &p->ifrecv : &p->ifdrop, b + o + 4, 8);
-				p->stats = true;
-			}
-			o += 4 + ((olen + 3u) & ~3u);
-		}
-		off += len;
-	}
-	return off == p->len;
-}
-
 /* Frame @i of @p is frame @id as sent, whole, in direction @flags (1 in, 2 out). */
 static void
 frame_is(const struct pcapng *p, unsigned int i, uint32_t id, uint32_t flags)
@@ -160,69 +83,6 @@ frame_is(const struct pcapng *p, unsigned int i, uint32_t id, uint32_t flags)
 		      id);
 	ck_assert_msg(f->flags == flags, "frame %u: direction flags %u, want %u", i, f->flags,
 		      flags);
-}
-
-static void
-read_file(const char *path, struct pcapng *p)
-{
-	FILE *f = fopen(path, "rb");
-
-	ck_assert_ptr_nonnull(f);
-	p->buf = malloc(1 << 22);
-	ck_assert_ptr_nonnull(p->buf);
-	p->len = fread(p->buf, 1, 1 << 22, f);
-	fclose(f);
-	ck_assert_msg(parse(p), "%s: not whole pcapng (%zu bytes)", path, p->len);
-}
-
-/* Read @sock until it ends (EOF) or @n frames are in; the pcapng so far in @p. */
-static void
-read_stream(int sock, struct pcapng *p, unsigned int n, bool to_eof)
-{
-	uint64_t end = swh_now_ms() + T;
-
-	if (p->buf == NULL) {
-		p->buf = malloc(1 << 22);
-		ck_assert_ptr_nonnull(p->buf);
-	}
-	while (swh_now_ms() < end) {
-		struct pollfd pf = {.fd = sock, .events = POLLIN};
-		ssize_t k;
-
-		if (!to_eof && parse(p) && p->n >= n)
-			return;
-		if (poll(&pf, 1, 10) <= 0)
-			continue;
-		k = read(sock, p->buf + p->len, (1 << 22) - p->len);
-		ck_assert_int_ge(k, 0);
-		if (k == 0) {
-			ck_assert_msg(parse(p), "the stream ended inside a block");
-			return;
-		}
-		p->len += (size_t)k;
-	}
-	ck_abort_msg("capture stream: %u frames of %u after %u ms", p->n, n, T);
-}
-
-/* capture.start of @port with @args_json members, on a socket pair: our end. */
-static int
-start_capture(const char *port, const char *more)
-{
-	char err[256], text[256];
-	int sv[2], fd;
-	cJSON *res = NULL;
-
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-	fd = hv_ctl_connect(D.sock, err, sizeof(err));
-	ck_assert_int_ge(fd, 0);
-	snprintf(text, sizeof(text), "{\"port\":\"%s\"%s}", port, more);
-	ck_assert_msg(hv_ctl_call_fd(fd, "capture.start", cJSON_Parse(text), sv[1], &res, err,
-				     sizeof(err)) == 0,
-		      "capture.start: %s", err);
-	cJSON_Delete(res);
-	close(fd);
-	close(sv[1]);
-	return sv[0];
 }
 
 /* ---- tests ---- */
@@ -278,7 +138,7 @@ START_TEST(hvctl_capture_file)
 	ck_assert_msg(strstr(ready, "hvctl: 8 frames written; the switch saw") != NULL, "hvctl: %s",
 		      ready);
 
-	read_file(path, &p);
+	cap_read_file(path, &p);
 	ck_assert_str_eq(p.ifname, "vm1");
 	ck_assert_uint_eq(p.n, 8);
 	for (unsigned int i = 0; i < 8; i++)
@@ -337,15 +197,15 @@ START_TEST(stream_rx_until_shutdown)
 	int s;
 
 	two_ports();
-	s = start_capture("vm0", ",\"direction\":\"rx\"");
+	s = cap_start(&D, "vm0", ",\"direction\":\"rx\"");
 	for (int i = 0; i < 5; i++) {
 		ids[i] = send_one(0, 1);
 		send_one(1, 0); /* delivered to vm0: tx, not asked for */
 	}
-	read_stream(s, &p, 5, false);
+	cap_read_stream(s, &p, 5, false);
 	ck_assert_str_eq(p.ifname, "vm0");
 	shutdown(s, SHUT_WR);
-	read_stream(s, &p, 5, true);
+	cap_read_stream(s, &p, 5, true);
 	ck_assert_uint_eq(p.n, 5);
 	for (unsigned int i = 0; i < 5; i++)
 		frame_is(&p, i, ids[i], 1);
@@ -372,7 +232,7 @@ START_TEST(slow_reader_drops_not_traffic)
 
 	two_ports();
 	send_one(1, 0); /* vm1 learned: unicast from here */
-	s = start_capture("vm1", "");
+	s = cap_start(&D, "vm1", "");
 	for (unsigned int i = 0; i < RTE_DIM(dst); i++)
 		dst[i] = G[1].mac;
 	for (unsigned int sent = 0; sent < n; sent += SWH_MAX_BURST) {
@@ -385,7 +245,7 @@ START_TEST(slow_reader_drops_not_traffic)
 			      guest_count(&G[1], id));
 	/* now read: the capture ends on our shutdown, with its counts */
 	shutdown(s, SHUT_WR);
-	read_stream(s, &p, 0, true);
+	cap_read_stream(s, &p, 0, true);
 	ck_assert(p.stats);
 	printf("slow reader: %u frames written, %lu seen, %lu dropped\n", p.n,
 	       (unsigned long)p.ifrecv, (unsigned long)p.ifdrop);
@@ -438,7 +298,7 @@ START_TEST(refused)
 		close(pp[1]);
 	}
 	/* one capture per port; deleting the port ends it */
-	s = start_capture("vm0", "");
+	s = cap_start(&D, "vm0", "");
 	{
 		int sv[2];
 
@@ -461,7 +321,7 @@ START_TEST(refused)
 	{
 		struct pcapng p = {0};
 
-		read_stream(s, &p, 0, true);
+		cap_read_stream(s, &p, 0, true);
 		ck_assert(p.stats);
 		free(p.buf);
 	}
