@@ -167,13 +167,13 @@ copy_stream(int sock, int out, const char *what, struct scan *s)
 		}
 		if (n == 0)
 			return 0;
-		scan_feed(s, buf, (size_t)n);
 		if (write_all(out, buf, (size_t)n) != 0) {
 			if (errno == EPIPE)
 				return 0; /* the reader had enough (tcpdump -c) */
 			hvctl_err("capture: writing %s: %s", what, strerror(errno));
 			return 1;
 		}
+		scan_feed(s, buf, (size_t)n); /* what was written */
 	}
 }
 
