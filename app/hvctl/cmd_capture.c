@@ -257,21 +257,10 @@ hvctl_cmd_capture(struct hvctl *h, int argc, char **argv)
 	rc = make_args(argv[optind], opt, &args);
 	if (rc >= 0)
 		return rc;
-	if (strcmp(file, "-") == 0) {
-		if (isatty(STDOUT_FILENO)) {
-			cJSON_Delete(args);
-			hvctl_err(
-				"capture: not writing pcapng to a terminal (pipe it, or -w FILE)");
-			return 1;
-		}
-		out = STDOUT_FILENO;
-	} else {
-		out = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (out < 0) {
-			cJSON_Delete(args);
-			hvctl_err("capture: %s: %s", file, strerror(errno));
-			return 1;
-		}
+	if (strcmp(file, "-") == 0 && isatty(STDOUT_FILENO)) {
+		cJSON_Delete(args);
+		hvctl_err("capture: not writing pcapng to a terminal (pipe it, or -w FILE)");
+		return 1;
 	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
 		cJSON_Delete(args);
@@ -292,6 +281,15 @@ hvctl_cmd_capture(struct hvctl *h, int argc, char **argv)
 	close(sv[1]);
 	close(h->fd);
 	h->fd = -1;
+	/* opened once the daemon took the capture: a refused one leaves FILE as it was */
+	out = strcmp(file, "-") == 0 ? STDOUT_FILENO
+				     : open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0) {
+		hvctl_err("capture: %s: %s", file, strerror(errno));
+		cJSON_Delete(res);
+		close(sv[0]); /* the daemon ends the capture */
+		return 1;
+	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
