@@ -330,6 +330,27 @@ START_TEST(refused)
 }
 END_TEST
 
+/* The daemon stops cleanly with a capture running, which ends whole. */
+START_TEST(daemon_stops_with_capture)
+{
+	struct pcapng p = {0};
+	uint32_t id;
+	int s;
+
+	two_ports();
+	s = cap_start(&D, "vm1", "");
+	id = send_one(0, 1);
+	cap_read_stream(s, &p, 1, false);
+	ck_assert_int_eq(hvsw_stop(&D), 0);
+	cap_read_stream(s, &p, 1, true);
+	ck_assert_uint_eq(p.n, 1);
+	frame_is(&p, 0, id, 2);
+	ck_assert(p.stats);
+	close(s);
+	free(p.buf);
+}
+END_TEST
+
 static Suite *
 make_suite(void)
 {
@@ -342,6 +363,7 @@ make_suite(void)
 	tcase_add_test(t, stream_rx_until_shutdown);
 	tcase_add_test(t, slow_reader_drops_not_traffic);
 	tcase_add_test(t, refused);
+	tcase_add_test(t, daemon_stops_with_capture);
 	suite_add_tcase(s, t);
 	return s;
 }
