@@ -108,6 +108,8 @@ tsc_ns(const struct cap_run *r, uint64_t tsc)
 static void
 put(struct cap_run *r, const void *p, size_t n)
 {
+	if (n == 0)
+		return; /* opt_endofopt has no value (p NULL) */
 	memcpy(r->buf + r->len, p, n);
 	r->len += n;
 }
