@@ -85,6 +85,7 @@ int hvctl_cmd_guest(struct hvctl *h, int argc, char **argv);
 int hvctl_cmd_log(struct hvctl *h, int argc, char **argv);
 /** The sub-verbs of "guest", NULL-name terminated. */
 extern const struct hvctl_verb hvctl_guest_verbs[];
+int hvctl_cmd_capture(struct hvctl *h, int argc, char **argv);
 
 /** Print "hvctl: <message>\n" on stderr. */
 void hvctl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

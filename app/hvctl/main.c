@@ -22,6 +22,7 @@ static const struct hvctl_verb verbs[] = {
 	{"stats", hvctl_cmd_stats, "port and PMD counters, or rates with --watch"},
 	{"config", hvctl_cmd_config, "save the running configuration"},
 	{"log", hvctl_cmd_log, "set the daemon's log levels at run time"},
+	{"capture", hvctl_cmd_capture, "write a port's frames as pcapng (tcpdump, tshark)"},
 	{"guest", hvctl_cmd_guest, "run KVM guests attached to switch ports"},
 	{"help", cmd_help, "list the verbs; help VERB [SUB]: their help"},
 	{NULL, NULL, NULL},

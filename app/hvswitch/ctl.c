@@ -345,6 +345,40 @@ cmd_log_set(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errl
 	return sw_ctl_log_set(hv_ctl_current_vals(), result, err, errlen);
 }
 
+static int
+cmd_capture_start(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen)
+{
+	static const char *const dirs[] = {"", "rx", "tx", "both"};
+	uint8_t dir = VAL(DIRECTION)->set ? (uint8_t)VAL(DIRECTION)->u : HV_CTL_DIR_BOTH;
+	uint32_t snaplen = VAL(SNAPLEN)->set ? (uint32_t)VAL(SNAPLEN)->u : HV_CTL_SNAPLEN_MAX;
+	uint64_t count = VAL(COUNT)->set ? VAL(COUNT)->u : 0;
+	struct sw_port *p = sw_port_find(VAL(PORT)->s);
+	int fd;
+
+	RTE_SET_USED(ctx), RTE_SET_USED(args);
+	_Static_assert(HV_CTL_DIR_RX == SW_CAP_RX && HV_CTL_DIR_TX == SW_CAP_TX, "directions");
+	if (p == NULL) {
+		snprintf(err, errlen, "%s: no port %s", HV_CTL_CMD(CAPTURE_START), VAL(PORT)->s);
+		return -1;
+	}
+	fd = hv_ctl_current_take_fd();
+	if (fd < 0) {
+		snprintf(err, errlen,
+			 "%s: no socket came with the request (pass a stream socket with "
+			 "SCM_RIGHTS, as hvctl capture does)",
+			 HV_CTL_CMD(CAPTURE_START));
+		return -1;
+	}
+	if (sw_capture_start(p, fd, dir, count, snaplen, err, errlen) != 0)
+		return -1;
+	*result = cJSON_CreateObject();
+	cJSON_AddStringToObject(*result, HV_CTL_KEY(PORT), p->conf.name);
+	cJSON_AddStringToObject(*result, HV_CTL_KEY(DIRECTION), dirs[dir]);
+	cJSON_AddNumberToObject(*result, HV_CTL_KEY(COUNT), (double)count);
+	cJSON_AddNumberToObject(*result, HV_CTL_KEY(SNAPLEN), snaplen);
+	return 0;
+}
+
 /* Every handler runs under sw.lock (telemetry reads the same state). */
 #define LOCKED(fn)                                                                                 \
 	static int fn##_locked(void *ctx, const cJSON *args, cJSON **result, char *err,            \
@@ -368,6 +402,7 @@ LOCKED(cmd_stats)
 LOCKED(cmd_config_save)
 LOCKED(cmd_stats_clear)
 LOCKED(cmd_log_set)
+LOCKED(cmd_capture_start)
 
 /* Who may run what: the API table (reads for the --group, changes for the
  * --admin-group, port.add further confined by sw_ctl_port_add_allowed()). */
@@ -384,6 +419,7 @@ static const hv_ctl_handler_t handlers[HV_CTL_C__MAX] = {
 	[HV_CTL_C_CONFIG_SAVE] = cmd_config_save_locked,
 	[HV_CTL_C_STATS_CLEAR] = cmd_stats_clear_locked,
 	[HV_CTL_C_LOG_SET] = cmd_log_set_locked,
+	[HV_CTL_C_CAPTURE_START] = cmd_capture_start_locked,
 };
 
 static struct hv_ctl_cmd commands[HV_CTL_C__MAX + 1];

@@ -154,10 +154,14 @@ struct sw_port_ops {
 	void (*sleep_adopt)(struct sw_port *p, uint16_t q);
 };
 
+struct sw_capture;
+
 struct sw_port {
 	uint16_t idx;
 	struct sw_port_conf conf;
 	const struct sw_port_ops *ops;
+	/* published (atomic pointer) while a capture runs (sw_dp_capture()); NULL: none */
+	struct sw_capture *cap;
 	void *priv;      /* the type's own state (its open() sets it) */
 	char error[128]; /* why it is not running (configured, but open failed) */
 	bool running;
@@ -214,7 +218,7 @@ struct sw_pmd {
 	/* idle, but could not sleep (work found, a queue that cannot wake it) */
 	uint64_t sleep_aborts;
 	uint64_t slept_cycles;
-	uint64_t last_wake_tsc; /* TSC when the last sleep ended (wake-up latency tests) */
+	uint64_t last_wake_ns; /* CLOCK_MONOTONIC when the last sleep ended (wake-up latency) */
 } __rte_cache_aligned;
 
 /* The data path's context: what a PMD and the switching step use. */
@@ -261,6 +265,65 @@ void sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port 
 
 /* A PMD's switching state (struct sw_pmd.l2), on NUMA @socket; rte_free() it. */
 struct sw_l2_ctx *sw_l2_ctx_alloc(unsigned int socket);
+
+/* ---- packet capture (dp_capture.c; the writer is the control plane's) ---- */
+/* sw_capture.dirs, and a copy's direction */
+#define SW_CAP_RX 1 /* frames the switch receives from the port */
+#define SW_CAP_TX 2 /* frames it delivers to the port */
+
+/* What one PMD counted for a capture (written by that PMD only). */
+struct sw_capture_pmd {
+	uint64_t captured; /* copies queued for the writer */
+	uint64_t dropped;  /* frames not copied: no mbuf, or the writer's ring full */
+} __rte_cache_aligned;
+
+/*
+ * A running capture of one port, published in sw_port.cap. The PMDs copy
+ * the frames of each burst in @dirs (at most @snaplen bytes each, from @mp)
+ * into @ring; the writer takes them out. Freed after a grace period.
+ */
+struct sw_capture {
+	struct rte_ring *ring;  /* multi-producer (PMDs), single-consumer (the writer) */
+	struct rte_mempool *mp; /* the copies' */
+	uint32_t snaplen;
+	uint8_t dirs; /* SW_CAP_RX | SW_CAP_TX */
+	struct sw_capture_pmd cnt[SW_MAX_PMDS];
+};
+
+/* What a copy carries besides the frame (an mbuf dynfield). */
+struct sw_capture_meta {
+	uint64_t tsc;      /* when the PMD handled its burst */
+	uint32_t orig_len; /* the frame's length before snaplen */
+	uint16_t queue;    /* the port's queue pair */
+	uint8_t dir;       /* SW_CAP_RX or SW_CAP_TX */
+};
+
+/* Offset of struct sw_capture_meta in a copy (sw_capture_meta_register()). */
+extern int sw_capture_meta_offset;
+/* Register the copies' dynfield (idempotent). Control thread. 0, or -1. */
+int sw_capture_meta_register(void);
+
+static inline struct sw_capture_meta *
+sw_capture_meta(struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, sw_capture_meta_offset, struct sw_capture_meta *);
+}
+
+/*
+ * Copy the @n frames of a burst of queue @q in direction @dir (SW_CAP_*)
+ * into @cap's ring, if @cap wants that direction. Never waits: frames that
+ * find no mbuf or no room are counted (cnt[pmd].dropped). On PMD @pmd's
+ * thread, once per burst, only while a capture runs.
+ */
+void sw_dp_capture(struct sw_capture *cap, unsigned int pmd, uint16_t q, struct rte_mbuf **pkts,
+		   uint16_t n, uint8_t dir);
+
+/* The capture of @p, or NULL (one load and a predictable branch per burst). */
+static inline struct sw_capture *
+sw_port_capture(const struct sw_port *p)
+{
+	return __atomic_load_n(&p->cap, __ATOMIC_ACQUIRE);
+}
 
 /* ---- idle PMD sleep (pmd_sleep.c) ---- */
 int sw_pmd_sleep_init(struct sw_pmd *pmd);

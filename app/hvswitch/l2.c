@@ -61,12 +61,16 @@ tx_flush(struct sw_l2_ctx *c, uint16_t idx)
 {
 	struct txbuf *b = &c->tx[idx];
 	struct sw_port *p = c->view->ports[idx];
+	struct sw_capture *cap = sw_port_capture(p);
 	uint16_t q = (uint16_t)(c->pmd->id % p->conf.queues);
 	uint32_t bytes = 0;
 	uint16_t n = b->n, sent;
 
 	for (uint16_t i = 0; i < n; i++)
 		bytes += b->pkts[i]->pkt_len;
+	/* as delivered (tagged, segmented); tx takes the frames */
+	if (unlikely(cap != NULL))
+		sw_dp_capture(cap, c->pmd->id, q, b->pkts, n, SW_CAP_TX);
 	if (unlikely(p->txq_shared))
 		rte_spinlock_lock(&p->txq_lock[q]);
 	sent = p->ops->tx(p, q, b->pkts, n);

@@ -424,6 +424,7 @@ stop(void)
 	pthread_mutex_lock(&sw.lock);
 	sw_port_del_all();
 	pthread_mutex_unlock(&sw.lock);
+	sw_capture_fini();
 	types_fini();
 	hv_fdb_free(sw.fdb);
 	rte_mempool_free(sw.mp);

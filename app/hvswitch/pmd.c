@@ -202,8 +202,12 @@ sw_dp_pmd_main(void *arg)
 			uint16_t n = ops->rx(p, l->q[i].q, pkts, SW_BURST);
 
 			if (n > 0) {
+				struct sw_capture *cap = sw_port_capture(p);
+
 				got += n;
 				pmd->batches++;
+				if (unlikely(cap != NULL))
+					sw_dp_capture(cap, pmd->id, l->q[i].q, pkts, n, SW_CAP_RX);
 				sw_l2_input(pmd, view, p, pkts, n, now_ms);
 				if (ops->rx_done != NULL)
 					ops->rx_done(p, l->q[i].q);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
@@ -133,6 +134,7 @@ sw_pmd_sleep(struct sw_pmd *pmd, const struct sw_rxq_list *l)
 	struct sw_dp *dp = pmd->dp;
 	struct epoll_event evs[16];
 	uint64_t t0, t1, v;
+	struct timespec ts;
 	bool again = false;
 	int n;
 
@@ -180,7 +182,11 @@ sw_pmd_sleep(struct sw_pmd *pmd, const struct sw_rxq_list *l)
 	n = epoll_wait(s->ep, evs, RTE_DIM(evs), SLEEP_MAX_MS);
 	t1 = rte_rdtsc();
 	rte_rcu_qsbr_thread_online(dp->rcu, pmd->id);
-	__atomic_store_n(&pmd->last_wake_tsc, t1, __ATOMIC_RELAXED);
+	/* the system's clock, comparable with other processes' (the vDSO: no syscall) */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	__atomic_store_n(&pmd->last_wake_ns,
+			 (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
+			 __ATOMIC_RELAXED);
 	for (int i = 0; i < n; i++) {
 		if (evs[i].data.u64 == UINT64_MAX) {
 			if (read(pmd->wake_fd, &v, sizeof(v)) < 0)

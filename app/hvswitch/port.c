@@ -168,6 +168,7 @@ static void
 port_remove(struct sw_port *p)
 {
 	sw.ports[p->idx] = NULL;
+	sw_capture_port_gone(p);
 	if (p->running) {
 		/* PMDs let go of its queues and of the port (grace periods inside) */
 		sw_pmd_reassign();

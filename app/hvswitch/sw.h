@@ -145,6 +145,20 @@ cJSON *sw_port_conf_to_json(const struct sw_port_conf *conf);
 int sw_port_conf_foreign(const struct sw_port_ops *type, const struct hv_ctl_vals *v,
 			 const char *cmd, char *err, size_t errlen);
 
+/* ---- packet capture (capture.c, doc/capture.rst) ---- */
+/*
+ * Capture @p's frames in @dirs (SW_CAP_*) as pcapng into the stream socket
+ * @fd (the capture owns it from here, error or not), at most @count frames
+ * (0: no limit) of at most @snaplen bytes, on a writer thread of its own.
+ * Control thread, under sw.lock. 0, or -1 with a one-line error.
+ */
+int sw_capture_start(struct sw_port *p, int fd, uint8_t dirs, uint64_t count, uint32_t snaplen,
+		     char *err, size_t errlen);
+/* @p is being deleted: its capture ends. Under sw.lock. */
+void sw_capture_port_gone(struct sw_port *p);
+/* End every capture and wait for the writers (at exit, PMDs stopped; not under sw.lock). */
+void sw_capture_fini(void);
+
 /* ---- control socket (ctl.c) and telemetry (telemetry.c) ---- */
 struct hv_ctl_server *sw_ctl_start(char *err, size_t errlen);
 int sw_telemetry_register(void);

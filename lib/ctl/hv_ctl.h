@@ -96,6 +96,17 @@ int hv_ctl_set_timeout(int fd, unsigned int timeout_ms);
  */
 int hv_ctl_call(int fd, const char *cmd, cJSON *args, cJSON **result, char *err, size_t errlen);
 
+/**
+ * hv_ctl_call() that passes a file descriptor with the request
+ * (SCM_RIGHTS), for a command that takes one (capture.start). The caller
+ * keeps its own copy of pass_fd.
+ *
+ * @param pass_fd descriptor to pass, -1 for none
+ * @return as hv_ctl_call()
+ */
+int hv_ctl_call_fd(int fd, const char *cmd, cJSON *args, int pass_fd, cJSON **result, char *err,
+		   size_t errlen);
+
 /*
  * Server
  */
@@ -220,6 +231,16 @@ void hv_ctl_server_set_limits(struct hv_ctl_server *s, const struct hv_ctl_limit
  * handler. Valid until the handler returns; thread: the polling thread.
  */
 const struct hv_ctl_peer *hv_ctl_current_peer(void);
+
+/**
+ * Take the file descriptor the client passed (SCM_RIGHTS) with the request
+ * the calling handler runs; the caller then owns it (closes it). A
+ * descriptor no handler takes is closed once its request has run, and at
+ * most one comes with a request (more are closed at once).
+ *
+ * @return the descriptor (O_CLOEXEC), or -1 when none came. Thread: the polling one.
+ */
+int hv_ctl_current_take_fd(void);
 
 /**
  * Copy at most max bytes of src into dst as valid UTF-8: an invalid byte

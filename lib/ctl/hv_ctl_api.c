@@ -23,6 +23,8 @@ static const struct hv_ctl_word level_words[] = {
 	{"emerg", 1},  {"alert", 2}, {"crit", 3},  {"err", 4}, {"warning", 5},
 	{"notice", 6}, {"info", 7},  {"debug", 8}, {NULL, 0},
 };
+static const struct hv_ctl_word dir_words[] = {
+	{"rx", HV_CTL_DIR_RX}, {"tx", HV_CTL_DIR_TX}, {"both", HV_CTL_DIR_BOTH}, {NULL, 0}};
 
 static const struct hv_ctl_key_def keys[HV_CTL_K__MAX] = {
 	[HV_CTL_K_NAME] = {"name", HV_CTL_T_STR, 1, HV_CTL_NAME_MAX, 0, NULL, "NAME",
@@ -67,6 +69,13 @@ static const struct hv_ctl_key_def keys[HV_CTL_K__MAX] = {
 			    "bytes for the guest's serial console"},
 	[HV_CTL_K_FORCE] = {"force", HV_CTL_T_BOOL, 0, 0, 0, NULL, NULL,
 			    "stop at once (else a Linux guest gets the ACPI power button)"},
+	[HV_CTL_K_DIRECTION] = {"direction", HV_CTL_T_ENUM, 0, 0, 0, dir_words, "DIR",
+				"rx: frames the switch receives from the port, tx: frames it "
+				"delivers to it, both (default)"},
+	[HV_CTL_K_COUNT] = {"count", HV_CTL_T_UINT, 1, HV_CTL_CAPTURE_COUNT_MAX, 0, NULL, "N",
+			    "stop after N frames (default: when the reader stops)"},
+	[HV_CTL_K_SNAPLEN] = {"snaplen", HV_CTL_T_UINT, 64, HV_CTL_SNAPLEN_MAX, 0, NULL, "N",
+			      "bytes kept of each frame (default 65535)"},
 };
 
 #define P(k)                                                                                       \
@@ -143,6 +152,13 @@ static const struct hv_ctl_cmd_def cmds[HV_CTL_C__MAX] = {
 			      2,
 			      {POS(LOGTYPE), POS(LEVEL)},
 			      HV_CTL_SVC_SWITCH},
+	[HV_CTL_C_CAPTURE_START] = {"capture.start",
+				    HV_CTL_WRITE,
+				    "copy a port's frames as pcapng into the stream socket passed "
+				    "with the request (SCM_RIGHTS), until the reader closes it",
+				    4,
+				    {POS(PORT), P(DIRECTION), P(COUNT), P(SNAPLEN)},
+				    HV_CTL_SVC_SWITCH},
 	[HV_CTL_C_GUEST_SHOW] = {"guest.show",
 				 HV_CTL_READ,
 				 "the guest's configuration and NIC state",

@@ -56,6 +56,7 @@ enum hv_ctl_cmd_id {
 	HV_CTL_C_CONFIG_SAVE,
 	HV_CTL_C_STATS_CLEAR,
 	HV_CTL_C_LOG_SET,
+	HV_CTL_C_CAPTURE_START,
 	/* served by a guest's VMM (hvctl guest run) */
 	HV_CTL_C_GUEST_SHOW,
 	HV_CTL_C_GUEST_STATS,
@@ -88,6 +89,10 @@ enum hv_ctl_key {
 	/* a guest's VMM */
 	HV_CTL_K_INPUT,
 	HV_CTL_K_FORCE,
+	/* capture.start */
+	HV_CTL_K_DIRECTION,
+	HV_CTL_K_COUNT,
+	HV_CTL_K_SNAPLEN,
 	HV_CTL_K__MAX,
 };
 
@@ -96,6 +101,16 @@ enum hv_ctl_port_type {
 	HV_CTL_TYPE_VHOST,
 	HV_CTL_TYPE_ETHDEV
 };
+/** Values of the "direction" argument (bits: both is rx | tx). */
+enum hv_ctl_direction {
+	HV_CTL_DIR_RX = 1, /**< frames the switch receives from the port */
+	HV_CTL_DIR_TX = 2, /**< frames the switch delivers to the port */
+	HV_CTL_DIR_BOTH = 3
+};
+/** Longest capture.start snaplen, bytes (a whole 64 KiB TSO frame). */
+#define HV_CTL_SNAPLEN_MAX 65535
+/** Most frames a capture.start count may ask for. */
+#define HV_CTL_CAPTURE_COUNT_MAX 1000000000u
 /** Values of the "mode" argument. */
 enum hv_ctl_port_mode {
 	HV_CTL_MODE_SERVER,

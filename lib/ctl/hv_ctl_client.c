@@ -63,14 +63,34 @@ hv_ctl_connect(const char *path, char *err, size_t errlen)
 	return fd;
 }
 
-/* 0, or the errno of the failure with err set. */
+/* 0, or the errno of the failure with err set. @pass_fd (-1: none) goes with the first byte. */
 static int
-send_all(int fd, const char *buf, size_t len, char *err, size_t errlen)
+send_all(int fd, const char *buf, size_t len, int pass_fd, char *err, size_t errlen)
 {
 	int e;
 
 	while (len > 0) {
-		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+		union {
+			char buf[CMSG_SPACE(sizeof(int))];
+			struct cmsghdr align;
+		} cm;
+		struct iovec iov = {.iov_base = (void *)(uintptr_t)buf, .iov_len = len};
+		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+		ssize_t n;
+
+		if (pass_fd >= 0) {
+			struct cmsghdr *h;
+
+			memset(&cm, 0, sizeof(cm));
+			mh.msg_control = cm.buf;
+			mh.msg_controllen = sizeof(cm.buf);
+			h = CMSG_FIRSTHDR(&mh);
+			h->cmsg_level = SOL_SOCKET;
+			h->cmsg_type = SCM_RIGHTS;
+			h->cmsg_len = CMSG_LEN(sizeof(int));
+			memcpy(CMSG_DATA(h), &pass_fd, sizeof(int));
+		}
+		n = sendmsg(fd, &mh, MSG_NOSIGNAL);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -81,6 +101,7 @@ send_all(int fd, const char *buf, size_t len, char *err, size_t errlen)
 		}
 		buf += n;
 		len -= (size_t)n;
+		pass_fd = -1; /* sent */
 	}
 	return 0;
 }
@@ -147,6 +168,13 @@ recv_line(int fd, char *err, size_t errlen)
 int
 hv_ctl_call(int fd, const char *cmd, cJSON *args, cJSON **result, char *err, size_t errlen)
 {
+	return hv_ctl_call_fd(fd, cmd, args, -1, result, err, errlen);
+}
+
+int
+hv_ctl_call_fd(int fd, const char *cmd, cJSON *args, int pass_fd, cJSON **result, char *err,
+	       size_t errlen)
+{
 	cJSON *req = NULL, *rep = NULL, *ok, *item;
 	char *line = NULL, *text = NULL;
 	char sub[64];
@@ -173,7 +201,7 @@ hv_ctl_call(int fd, const char *cmd, cJSON *args, cJSON **result, char *err, siz
 	/* The terminating NUL becomes the request's newline. */
 	len = strlen(text);
 	text[len] = '\n';
-	e = send_all(fd, text, len + 1, err, errlen);
+	e = send_all(fd, text, len + 1, pass_fd, err, errlen);
 	if (e != 0) {
 		/*
 		 * A server that refuses us (permission, too many clients) replies

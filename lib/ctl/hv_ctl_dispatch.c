@@ -17,6 +17,18 @@
 static __thread const struct hv_ctl_peer *current_peer;
 /* Its arguments as validated against the API table (hv_ctl_server_use_api()). */
 static __thread const struct hv_ctl_vals *current_vals;
+/* The descriptor passed with it (the client's slot), for hv_ctl_current_take_fd(). */
+static __thread int *current_fd;
+
+int
+hv_ctl_current_take_fd(void)
+{
+	int fd = current_fd != NULL ? *current_fd : -1;
+
+	if (current_fd != NULL)
+		*current_fd = -1;
+	return fd;
+}
 
 const struct hv_ctl_peer *
 hv_ctl_current_peer(void)
@@ -280,9 +292,11 @@ hv_ctl_dispatch(struct hv_ctl_server *s, struct client *c, const char *line, siz
 
 	current_peer = &c->peer;
 	current_vals = &vals;
+	current_fd = &c->pass_fd;
 	rc = handler(ctx, args, &result, err, sizeof(err));
 	current_peer = NULL;
 	current_vals = NULL;
+	current_fd = NULL;
 	if (rc != 0) {
 		cJSON_Delete(result);
 		if (err[0] == '\0')

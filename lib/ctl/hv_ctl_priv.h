@@ -33,6 +33,7 @@ struct client {
 	uint64_t line_ms;     /* first byte of the request being received, 0: none */
 	uint64_t idle_ms;     /* connected, or last reply written */
 	uint64_t turn;        /* the poll that last gave it a turn */
+	int pass_fd;          /* passed with the next request (SCM_RIGHTS), -1: none */
 };
 
 struct hv_ctl_server {

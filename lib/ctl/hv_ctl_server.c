@@ -53,6 +53,8 @@ client_close(struct hv_ctl_server *s, unsigned int idx)
 		return;
 	epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
+	if (c->pass_fd >= 0)
+		close(c->pass_fd);
 	free(c->in);
 	free(c->out);
 	free(c);
@@ -94,6 +96,7 @@ client_run(struct hv_ctl_server *s, struct client *c)
 	unsigned int n = 0;
 	size_t start = 0;
 	char *nl = NULL;
+	int rc;
 
 	c->turn = s->turn;
 	while (n < s->lim.turn_requests && hv_ctl_out_pending(c) < s->lim.out_budget &&
@@ -102,7 +105,13 @@ client_run(struct hv_ctl_server *s, struct client *c)
 
 		if (len > 0 && c->in[start + len - 1] == '\r')
 			len--;
-		if (hv_ctl_dispatch(s, c, c->in + start, len) < 0)
+		rc = hv_ctl_dispatch(s, c, c->in + start, len);
+		/* a descriptor is the request's it came with: not taken, it goes */
+		if (c->pass_fd >= 0) {
+			close(c->pass_fd);
+			c->pass_fd = -1;
+		}
+		if (rc < 0)
 			return -1;
 		start = (size_t)(nl - c->in) + 1;
 		c->line_ms = 0;
@@ -173,6 +182,47 @@ client_turn(struct hv_ctl_server *s, unsigned int idx)
 	client_flush(s, idx);
 }
 
+/*
+ * recv() that keeps a descriptor passed with the bytes (SCM_RIGHTS) for the
+ * request they start: the kernel ends a read before a message that carries
+ * descriptors, and lines already read have run before the next read. One is
+ * kept; more, or another while one waits, are closed.
+ */
+static ssize_t
+recv_fds(struct client *c, char *buf, size_t len)
+{
+	union {
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+		struct cmsghdr align;
+	} cm;
+	struct iovec iov = {.iov_base = buf, .iov_len = len};
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = cm.buf,
+			    .msg_controllen = sizeof(cm.buf)};
+	ssize_t n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+	if (n < 0)
+		return n;
+	for (struct cmsghdr *h = CMSG_FIRSTHDR(&mh); h != NULL; h = CMSG_NXTHDR(&mh, h)) {
+		size_t nfd;
+
+		if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
+			continue;
+		nfd = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < nfd; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof(int));
+			if (c->pass_fd < 0)
+				c->pass_fd = fd;
+			else
+				close(fd);
+		}
+	}
+	return n;
+}
+
 static void
 client_read(struct hv_ctl_server *s, unsigned int idx)
 {
@@ -195,7 +245,7 @@ client_read(struct hv_ctl_server *s, unsigned int idx)
 		c->in = nin;
 		c->in_cap = cap;
 	}
-	n = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, MSG_DONTWAIT);
+	n = recv_fds(c, c->in + c->in_len, c->in_cap - c->in_len);
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 		return;
 	if (n <= 0) {
@@ -355,6 +405,7 @@ server_accept(struct hv_ctl_server *s)
 			continue;
 		}
 		c->fd = fd;
+		c->pass_fd = -1;
 		c->peer = (struct hv_ctl_peer){
 			.uid = cred.uid,
 			.gid = cred.gid,

@@ -183,6 +183,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s->api = (data[0] & 0x40) != 0; /* requests checked against hv_ctl_api.h's table */
 	memset(&c, 0, sizeof(c));
 	c.fd = -1;
+	c.pass_fd = -1;
 	c.peer.role = (enum hv_ctl_role)(data[0] % 3);
 	run_dir = data[0] & 0x80 ? "/run/hvswitch/" : "/run/hvswitch";
 	ran_write = 0;

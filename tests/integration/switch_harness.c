@@ -638,6 +638,13 @@ build(uint32_t id, uint8_t *buf)
 	return s->len;
 }
 
+uint16_t
+swh_frame_bytes(uint32_t id, uint8_t *buf)
+{
+	ck_assert_uint_lt(id, next_id);
+	return build(id, buf);
+}
+
 /* A new frame from @g (see guest_send()), recorded as sent; *@id is its id. */
 static struct rte_mbuf *
 frame_new(struct guest *g, const struct rte_ether_addr *dst, const struct rte_ether_addr *src,
@@ -874,16 +881,9 @@ swh_tel(int fd, const char *cmd)
 double
 swh_tel_num(const cJSON *v, const char *outer, const char *inner)
 {
-	static const char seps[] = "/";
-	char key[128];
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(v, outer);
 
-	for (const char *sep = seps; *sep != '\0'; sep++) {
-		const cJSON *j;
-
-		snprintf(key, sizeof(key), "%s%c%s", outer, *sep, inner);
-		j = cJSON_GetObjectItemCaseSensitive(v, key);
-		if (cJSON_IsNumber(j))
-			return j->valuedouble;
-	}
-	return -1;
+	/* a nested dict (container); @inner may name a value flattened inside it */
+	j = cJSON_GetObjectItemCaseSensitive(j, inner);
+	return cJSON_IsNumber(j) ? j->valuedouble : -1;
 }

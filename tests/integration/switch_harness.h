@@ -136,6 +136,9 @@ guest_send_tpid(struct guest *g, const struct rte_ether_addr *dst, uint16_t tpid
  */
 void
 guest_send_burst(struct guest *g, const struct rte_ether_addr *dst, unsigned int n, uint32_t *ids);
+/* The bytes frame @id was sent with (untagged as built: at most SWH_FRAME_MAX) into @buf; its length. */
+#define SWH_FRAME_MAX 1280
+uint16_t swh_frame_bytes(uint32_t id, uint8_t *buf);
 /* Poll every open guest once; returns frames received. */
 unsigned int swh_poll(void);
 /* Times @id arrived at @g so far. */
@@ -155,7 +158,7 @@ uint64_t swh_now_ms(void);
 int swh_tel_open(const char *prefix, pid_t pid);
 /* Send a command; returns the reply's value (the caller frees it). */
 cJSON *swh_tel(int fd, const char *cmd);
-/* A nested value flattened as "<outer><sep><inner>", sep any of '/', '_', '.'; -1 if absent. */
+/* Value @inner of the nested dict @outer (a container: "stats", "qps/0"); -1 if absent. */
 double swh_tel_num(const cJSON *v, const char *outer, const char *inner);
 
 #endif

@@ -1033,8 +1033,12 @@ START_TEST(telemetry)
 	ck_assert_int_eq((int)swh_num(v, "connected"), 1);
 	cJSON_Delete(v);
 
+	/* a bad parameter is an error, not null */
 	v = swh_tel(fd, "/hvswitch/port,nope");
-	ck_assert(cJSON_IsNull(v));
+	ck_assert_str_eq(swh_str(v, "error"), "no port 'nope' (see /hvswitch/ports)");
+	cJSON_Delete(v);
+	v = swh_tel(fd, "/hvswitch/port");
+	ck_assert_str_eq(swh_str(v, "error"), "missing port name: /hvswitch/port,<name>");
 	cJSON_Delete(v);
 
 	v = swh_tel(fd, "/hvswitch/fdb");
@@ -1113,6 +1117,80 @@ START_TEST(telemetry_counters)
 }
 END_TEST
 
+/* Values (leaves) under @j, and whether a key names a TSC (a raw timestamp). */
+static unsigned int
+tel_leaves(const cJSON *j, bool *tsc)
+{
+	const cJSON *it;
+	unsigned int n = 0;
+
+	cJSON_ArrayForEach(it, j)
+	{
+		if (it->string != NULL && strstr(it->string, "tsc") != NULL)
+			*tsc = true;
+		n += cJSON_IsObject(it) || cJSON_IsArray(it) ? tel_leaves(it, tsc) : 1;
+	}
+	return n;
+}
+
+/*
+ * A port of 4 queue pairs has more values than a telemetry dict holds (256):
+ * each queue pair comes whole in a nested dict of its own, with the same
+ * counters as port.show; /hvswitch/pmd has no raw TSC value.
+ */
+START_TEST(telemetry_queue_pairs)
+{
+	static const char *const c[] = {"packets", "bytes", "kicks", "irqs"};
+	bool tsc = false;
+	cJSON *v, *show;
+	unsigned int n;
+	int fd;
+
+	start(NULL);
+	add(0, NULL);
+	hvsw_add_port(&D, "vm1", ",\"queues\":4");
+	attach(1);
+	for (int i = 0; i < 3; i++)
+		both_ways(0, 1);
+	fd = swh_tel_open(D.prefix, D.pid);
+	v = swh_tel(fd, "/hvswitch/port,vm1");
+	show = hvsw_ok(&D, "port.show", "{\"name\":\"vm1\"}");
+	n = tel_leaves(v, &tsc);
+	ck_assert_msg(n > 256, "/hvswitch/port,vm1: %u values", n);
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(show, "qps")), 4);
+	for (int q = 0; q < 4; q++) {
+		char qp[16];
+
+		snprintf(qp, sizeof(qp), "qps/%d", q);
+		ck_assert_msg(swh_tel_num(v, qp, "pmd") == 0, "%s: no pmd", qp);
+		for (unsigned int i = 0; i < RTE_DIM(c); i++) {
+			const cJSON *sq = cJSON_GetArrayItem(cJSON_GetObjectItem(show, "qps"), q);
+			char path[64], key[32];
+
+			snprintf(path, sizeof(path), "rx.%s", c[i]);
+			snprintf(key, sizeof(key), "rx/%s", c[i]);
+			ck_assert_msg(swh_num(sq, path) >= 0, "port.show has no qps[%d].%s", q,
+				      path);
+			ck_assert_msg(swh_tel_num(v, qp, key) == swh_num(sq, path),
+				      "%s %s: telemetry %.0f, port.show %.0f", qp, key,
+				      swh_tel_num(v, qp, key), swh_num(sq, path));
+		}
+	}
+	/* vm1's guest uses its first queue pair: 3 broadcasts sent */
+	ck_assert(swh_tel_num(v, "qps/0", "rx/packets") == 3);
+	ck_assert(swh_tel_num(v, "stats", "rx_packets") == 3);
+	cJSON_Delete(show);
+	cJSON_Delete(v);
+	v = swh_tel(fd, "/hvswitch/pmd");
+	tel_leaves(v, &tsc);
+	ck_assert_msg(swh_tel_num(v, "0", "packets") >= 6, "/hvswitch/pmd: no packets");
+	cJSON_Delete(v);
+	close(fd);
+	ck_assert_msg(!tsc, "a raw TSC value in telemetry");
+	stop_ok();
+}
+END_TEST
+
 static Suite *
 make_suite(void)
 {
@@ -1135,8 +1213,14 @@ make_suite(void)
 	tcase_add_test(t, restart_server_ports);
 	tcase_add_test(t, restart_client_port);
 	tcase_add_test(t, bad_requests);
+	suite_add_tcase(s, t);
+	/* its own case: CK_RUN_CASE=telemetry runs it alone */
+	t = tcase_create("telemetry");
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_set_timeout(t, 120);
 	tcase_add_test(t, telemetry);
 	tcase_add_test(t, telemetry_counters);
+	tcase_add_test(t, telemetry_queue_pairs);
 	suite_add_tcase(s, t);
 	return s;
 }

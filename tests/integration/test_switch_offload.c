@@ -21,6 +21,7 @@
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
 
+#include "capture_read.h"
 #include "hv_test_csum.h"
 #include "hv_test_mbuf.h"
 #include "hv_test_net.h"
@@ -328,6 +329,38 @@ START_TEST(tso_flooded_to_each_in_its_form)
 }
 END_TEST
 
+/*
+ * Captured, a TSO send keeps its virtio-net header as the frame's comment:
+ * as vm0 sent it (rx of vm0), and as delivered whole to vm1 (tx of vm1);
+ * the 64 KiB frame byte for byte.
+ */
+START_TEST(capture_keeps_virtio_net_hdr)
+{
+	static const char want[] = "gso_size=1448 csum_start=34 csum_offset=16";
+	struct pcapng p[2] = {{0}};
+	int s[2];
+
+	s[0] = cap_start(&D, "vm0", ",\"direction\":\"rx\"");
+	s[1] = cap_start(&D, "vm1", ",\"direction\":\"tx\"");
+	flood_tso(false);
+	for (int i = 0; i < 2; i++) {
+		const struct frame *f = &p[i].f[0];
+
+		cap_read_stream(s[i], &p[i], 1, false);
+		ck_assert_uint_eq(p[i].n, 1);
+		ck_assert_uint_eq(f->caplen, frame.len);
+		ck_assert_uint_eq(f->origlen, frame.len);
+		ck_assert_mem_eq(f->data, frame.b, frame.len);
+		ck_assert_msg(strncmp(f->comment,
+				      "virtio_net_hdr flags=0x1 gso_type=0x1 hdr_len=", 46) == 0 &&
+				      strstr(f->comment, want) != NULL,
+			      "capture of vm%d: comment '%s'", i, f->comment);
+		close(s[i]);
+		free(p[i].buf);
+	}
+}
+END_TEST
+
 START_TEST(single_frame_checksum_finished)
 {
 	static const struct rte_ether_addr unknown = {{0x02, 0, 0, 0, 0, 0x98}};
@@ -571,6 +604,7 @@ make_suite(void)
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, tso_flooded_to_each_in_its_form);
+	tcase_add_test(t, capture_keeps_virtio_net_hdr);
 	tcase_add_test(t, single_frame_checksum_finished);
 	tcase_add_test(t, tiny_gso_size_dropped);
 	tcase_add_test(t, known_unicast_segmented_and_finished);

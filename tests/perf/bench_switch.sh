@@ -27,7 +27,10 @@
 #   HV_BENCH_REPS         repetitions of the comparison without turns, and of each
 #                         curve point                            [3]
 #   HV_BENCH_CURVE_REPS   repetitions of each curve point       [HV_BENCH_REPS]
-#   HV_BENCH_DUTS         DUTs of the comparison                 ["hvswitch testpmd ovs"]
+#   HV_BENCH_DUTS         DUTs of the comparison                 ["hvswitch testpmd ovs"];
+#                         also hvcap (hvswitch with "hvctl capture port0 -w /dev/null"
+#                         running: every frame copied) and hvbase (HV_BENCH_HVSWITCH_BASE)
+#   HV_BENCH_HVSWITCH_BASE another hvswitch binary (the code before a change): DUT hvbase
 #   HV_BENCH_CURVES       curves to run: "ports macs", or ""     ["ports macs"]
 #   HV_BENCH_CURVE_DUTS   DUTs of the curves                    ["hvswitch ovs"]
 #   HV_BENCH_BASE_BUILD   a second build (e.g. of the code before a change):
@@ -79,6 +82,8 @@
 #   SUMMARY target=... met|missed|n/a
 #   SUMMARY size=S rounds=N vs_testpmd_rounds=.. vs_ovs_rounds=..   (turns only:
 #     the median of the rounds' ratios, which the targets then use)
+#   SUMMARY size=S rounds=N hvcap_vs_hvswitch_rounds=.. hvswitch_vs_hvbase_rounds=..
+#     (turns with hvcap or hvbase: capture on against off, this code against the base)
 # Exit status 0 when every run produced a result (targets missed or not).
 set -u -o pipefail
 
@@ -199,6 +204,10 @@ trap 'exit 130' INT TERM
 mkdir -p "$rundir/bin" "$rundir/logs"
 cp "$build/app/hvswitch/hvswitch" "$build/app/hvctl/hvctl" "$rundir/bin/" || die "copy failed"
 cp "$pktgen_src" "$rundir/bin/hv_pktgen" || die "copy failed"
+if [[ " $duts " == *" hvbase "* ]]; then
+	[ -x "${HV_BENCH_HVSWITCH_BASE:-}" ] || die "DUT hvbase needs HV_BENCH_HVSWITCH_BASE (an hvswitch binary)"
+	cp "$HV_BENCH_HVSWITCH_BASE" "$rundir/bin/hvswitch-base" || die "copy failed"
+fi
 hvswitch=$rundir/bin/hvswitch
 if [ -n "$base_build" ]; then
 	cp "$base_build/app/hvswitch/hvswitch" "$rundir/bin/hvswitch-base" ||
@@ -255,19 +264,21 @@ start_dut() {
 	mkdir -p "$rundir/s$run"
 	rm -f "$rundir"/ovs*.sock
 	case $dut in
-	hvswitch | base)
+	hvswitch | base | hvcap | hvbase)
 		local ports=() bin=$hvswitch
 
+		[ "$dut" = hvbase ] && bin=$rundir/bin/hvswitch-base
 		for ((i = 0; i < nports; i++)); do
 			ports+=(--port "$rundir/s$run/p$i.sock")
 		done
-		rm -rf "$rundir/hv" && mkdir -p "$rundir/hv"
+		# a run dir per run: with turns, hvswitch DUTs run side by side
+		rm -rf "$rundir/hv$run" && mkdir -p "$rundir/hv$run"
 		# main lcore (control plane, sleeps in poll) on the generator's CPU,
 		# the PMD lcore alone on its CPU
 		[ "$dut" = base ] && bin=$rundir/bin/hvswitch-base
 		"$bin" -l "$dut_lcores" --main-lcore "$gen_cpu" --no-pci "${dut_mem[@]}" \
-			--file-prefix "${prefix}d$run" -- --run-dir "$rundir/hv" \
-			--config "$rundir/hv/hvswitch.json" --mbufs 16384 "$@" "${ports[@]}" \
+			--file-prefix "${prefix}d$run" -- --run-dir "$rundir/hv$run" \
+			--config "$rundir/hv$run/hvswitch.json" --mbufs 16384 "$@" "${ports[@]}" \
 			>"$log" 2>&1 &
 		dut_pid=$!
 		;;
@@ -305,6 +316,22 @@ stop_dut() {
 	forget_pid "$pid"
 	rm -rf "$rundir/s$r" "$rundir"/ovs*.sock "$rundir/testpmd.in"
 	rm -rf /var/run/dpdk/"${prefix}d$r" 2>/dev/null
+}
+
+# hvcap: capture port0 (both directions: every frame the switch forwards)
+# into /dev/null, hvctl on the generator's CPU; 0, or 1 if it did not start
+start_capture() {
+	local i
+
+	"$hvctl" --socket "$rundir/hv$run/hvswitch.sock" capture port0 -w /dev/null \
+		>/dev/null 2>"$rundir/logs/$run-capture.log" &
+	pids+=("$!")
+	for ((i = 0; i < 50; i++)); do
+		grep -q 'capturing' "$rundir/logs/$run-capture.log" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	note "run $run: hvctl capture did not start: $(cat "$rundir/logs/$run-capture.log")"
+	return 1
 }
 
 # Wait until the DUT is ready for the generator: server sockets exist
@@ -382,6 +409,11 @@ run_one() {
 		failures=$((failures + 1))
 		return
 	fi
+	if [ "$dut" = hvcap ] && ! start_capture; then
+		stop_dut "$dut" "$dut_pid" "$run"
+		failures=$((failures + 1))
+		return
+	fi
 	limit=$(awk -v w="$warmup" -v d="$duration" -v k="$((smacs + dmacs))" \
 		'BEGIN { printf "%d", w + d + 120 + k / 20000 }')
 	start_gen "$dut" "$gen_log" "$limit" "$size" "$nports" "$smacs" "$dmacs" \
@@ -392,7 +424,7 @@ run_one() {
 	rm -rf /var/run/dpdk/"${prefix}g$run" 2>/dev/null
 	if [[ $dut == hvswitch || $dut == base ]] && kill -0 "$dut_pid" 2>/dev/null; then
 		# entries in the MAC table (the header line excluded)
-		fdb=$("$hvctl" --socket "$rundir/hv/hvswitch.sock" fdb show 2>/dev/null | sed 1d | wc -l)
+		fdb=$("$hvctl" --socket "$rundir/hv$run/hvswitch.sock" fdb show 2>/dev/null | sed 1d | wc -l)
 	fi
 	stop_dut "$dut" "$dut_pid" "$run"
 	line=$(grep '^RESULT ' "$gen_log" | tail -1)
@@ -442,6 +474,11 @@ compare_turns() {
 		if ! wait_ready "$dut" "$dut_pid" 2; then
 			note "turns: $dut did not get ready; its log:"
 			tail -20 "$rundir/logs/$run-$dut.log" >&2
+			stop_dut "$dut" "$dut_pid" "$run"
+			failures=$((failures + 1))
+			continue
+		fi
+		if [ "$dut" = hvcap ] && ! start_capture; then
 			stop_dut "$dut" "$dut_pid" "$run"
 			failures=$((failures + 1))
 			continue
@@ -511,6 +548,13 @@ compare_turns() {
 			v=$(ratio "${turn[hvswitch,$r]}" "${turn[$dut,$r]}")
 			line+=" vs_$dut=$v"
 			[ "$v" = n/a ] || rounds[$dut,$size]+="$v "
+		done
+		# capture on against off; this code against the base binary
+		for v in hvcap,hvswitch hvswitch,hvbase; do
+			[ -n "${turn[${v%,*},$r]:-}" ] && [ -n "${turn[${v#*,},$r]:-}" ] || continue
+			k=$(ratio "${turn[${v%,*},$r]}" "${turn[${v#*,},$r]}")
+			line+=" ${v%,*}_vs_${v#*,}=$k"
+			[ "$k" = n/a ] || rounds[$v,$size]+="$k "
 		done
 		echo "$line"
 	done
@@ -621,7 +665,7 @@ comparison_table() {
 }
 [ -z "$sizes" ] || comparison_table pps
 for size in $sizes; do
-	for dut in hvswitch testpmd ovs; do
+	for dut in hvswitch hvcap hvbase testpmd ovs; do
 		[ -n "${detail[$dut,$size]:-}" ] && printf '  %-5s %-9s %s\n' "$size" "$dut" "${detail[$dut,$size]}"
 	done
 done
@@ -672,6 +716,10 @@ for size in $sizes; do
 		echo "SUMMARY size=$size rounds=$slices" \
 			"vs_testpmd_rounds=$(rounds_median "${rounds[testpmd,$size]:-}")" \
 			"vs_ovs_rounds=$(rounds_median "${rounds[ovs,$size]:-}")"
+		[[ " $duts " == *" hvcap "* || " $duts " == *" hvbase "* ]] &&
+			echo "SUMMARY size=$size rounds=$slices" \
+				"hvcap_vs_hvswitch_rounds=$(rounds_median "${rounds[hvcap,hvswitch,$size]:-}")" \
+				"hvswitch_vs_hvbase_rounds=$(rounds_median "${rounds[hvswitch,hvbase,$size]:-}")"
 	fi
 done
 target() {

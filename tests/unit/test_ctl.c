@@ -167,8 +167,25 @@ h_version(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen
 	return h_canned("{\"version\":\"0.1.0\",\"dpdk\":\"DPDK 22.11.1\"}", result, err, errlen);
 }
 
+/* Take the descriptor passed with the request (if any) and write "taken" into it. */
+static int
+h_take_fd(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen)
+{
+	int fd = hv_ctl_current_take_fd();
+
+	(void)ctx, (void)args, (void)err, (void)errlen;
+	if (fd >= 0) {
+		if (write(fd, "taken", 5) != 5)
+			fd = -fd - 2;
+		close(fd < 0 ? -fd - 2 : fd);
+	}
+	*result = cJSON_CreateBool(fd >= 0);
+	return 0;
+}
+
 static const struct hv_ctl_cmd cmds[] = {
 	{"echo", h_echo, "reply with the arguments", HV_CTL_WRITE},
+	{"take_fd", h_take_fd, "write into the descriptor passed", HV_CTL_WRITE},
 	{"null", h_null, "reply null", HV_CTL_READ},
 	{"fail", h_fail, "always fail", HV_CTL_WRITE},
 	{"queues", h_queues, "range-checked argument", HV_CTL_WRITE},
@@ -378,6 +395,52 @@ START_TEST(ctl_ok_reply)
 		ck_assert(cJSON_IsString(cJSON_GetObjectItem(e, "help")));
 	}
 	ck_assert(seen_echo && seen_help);
+	cJSON_Delete(res);
+	close(fd);
+}
+END_TEST
+
+/* Whether the other end of @fd's socket pair was closed within 2 s (EOF). */
+static bool
+closed_within(int fd)
+{
+	struct pollfd pf = {.fd = fd, .events = POLLIN};
+	char c;
+
+	return poll(&pf, 1, 2000) == 1 && read(fd, &c, 1) == 0;
+}
+
+/*
+ * A descriptor passed with a request (SCM_RIGHTS) is its handler's to take;
+ * one that no handler takes is closed once its request has run.
+ */
+START_TEST(ctl_pass_fd)
+{
+	char err[256] = "", buf[16];
+	int fd, sv[2];
+	cJSON *res;
+
+	srv_start_thread();
+	fd = client();
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	ck_assert_int_eq(hv_ctl_call_fd(fd, "take_fd", NULL, sv[1], &res, err, sizeof(err)), 0);
+	ck_assert(cJSON_IsTrue(res));
+	cJSON_Delete(res);
+	close(sv[1]);
+	ck_assert_int_eq(read(sv[0], buf, sizeof(buf)), 5);
+	ck_assert_mem_eq(buf, "taken", 5);
+	ck_assert(closed_within(sv[0]));
+	close(sv[0]);
+	/* not taken: closed by the server */
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	ck_assert_int_eq(hv_ctl_call_fd(fd, "null", NULL, sv[1], &res, err, sizeof(err)), 0);
+	cJSON_Delete(res);
+	close(sv[1]);
+	ck_assert(closed_within(sv[0]));
+	close(sv[0]);
+	/* and not kept for the next request */
+	ck_assert_int_eq(hv_ctl_call(fd, "take_fd", NULL, &res, err, sizeof(err)), 0);
+	ck_assert(cJSON_IsFalse(res));
 	cJSON_Delete(res);
 	close(fd);
 }
@@ -1112,6 +1175,7 @@ ctl_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, ctl_ok_reply);
 	tcase_add_test(tc, ctl_handler_error);
+	tcase_add_test(tc, ctl_pass_fd);
 	tcase_add_test(tc, ctl_malformed_json);
 	tcase_add_test(tc, ctl_unknown_and_missing_cmd);
 	tcase_add_test(tc, ctl_oversized_request);
