@@ -14,7 +14,7 @@ cands() { COMP_LINE="$1" COMP_POINT=${#1} "$HVCTL" | grep -v '^-'; }
 warn=$(groff -man -Tutf8 -ww -z "$man" 2>&1) || fail "groff: $warn"
 [ -z "$warn" ] || fail "groff warnings: $warn"
 text=$(groff -man -Tascii -P-cbou "$man" 2>/dev/null) || fail "groff could not render $man"
-echo "$text" | grep -q "^NAME" || fail "no NAME section"
+grep -q "^NAME" <<<"$text" || fail "no NAME section"
 verbs=$("$HVCTL" --help | sed -n '/^verbs:/,$p' | awk 'NR > 1 { print $1 }')
 [ -n "$verbs" ] || fail "hvctl --help lists no verbs"
 [ "$(cands "hvctl " | sort)" = "$(echo "$verbs" | sort)" ] ||
@@ -22,11 +22,11 @@ verbs=$("$HVCTL" --help | sed -n '/^verbs:/,$p' | awk 'NR > 1 { print $1 }')
 n=0
 for v in $verbs; do
 	[ "$v" = help ] && continue
-	echo "$text" | grep -q "^   hvctl $v\$" || fail "no section for verb '$v'"
+	grep -q "^   hvctl $v\$" <<<"$text" || fail "no section for verb '$v'"
 	for s in $(cands "hvctl $v "); do
 		sec=$(echo "$text" | sed -n "/^   hvctl $v $s\$/,/^   hvctl /p")
 		[ -n "$sec" ] || fail "no section for 'hvctl $v $s'"
-		echo "$sec" | grep -q "usage: hvctl $v $s" || fail "'hvctl $v $s': no usage line"
+		grep -q "usage: hvctl $v $s" <<<"$sec" || fail "'hvctl $v $s': no usage line"
 		n=$((n + 1))
 	done
 done
