@@ -76,6 +76,8 @@ enum hv_ctl_key {
 	HV_CTL_K_PMD,
 	HV_CTL_K_FEATURES,
 	HV_CTL_K_RXMOD,
+	HV_CTL_K_OWNER,
+	HV_CTL_K_PERM,
 	HV_CTL_K_PORT,
 	/* the config file's "settings" object */
 	HV_CTL_K_FDB_AGE_S,
@@ -134,7 +136,7 @@ struct hv_ctl_key_def {
 };
 
 /** Most arguments of one command. */
-#define HV_CTL_MAX_PARAMS 12
+#define HV_CTL_MAX_PARAMS 16
 
 /** An argument of a command. */
 struct hv_ctl_param {

@@ -189,7 +189,7 @@ START_TEST(config_port_keys)
 	log[n] = '\0';
 	ck_assert_msg(strstr(log, "config port: unknown argument 'mac_limit' (valid: name, type, "
 				  "socket, mode, queues, vlan, trunk, devargs, pmd, features, "
-				  "rxmod)") != NULL,
+				  "rxmod, owner, perm)") != NULL,
 		      "%s", log);
 }
 END_TEST
