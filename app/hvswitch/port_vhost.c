@@ -201,6 +201,7 @@ vhost_conf_parse(const struct hv_ctl_vals *v, const char *cmd, struct sw_port_co
 	const struct hv_ctl_val *feat = &v->v[HV_CTL_K_FEATURES];
 	const struct hv_ctl_val *owner = &v->v[HV_CTL_K_OWNER], *perm = &v->v[HV_CTL_K_PERM];
 	struct sw_vhost_conf *vc = sw_vhost_conf(c);
+	char what[64];
 
 	if (feat->set && features_parse(feat->s, cmd, &vc->features, err, errlen) != 0)
 		return -1;
@@ -215,11 +216,11 @@ vhost_conf_parse(const struct hv_ctl_vals *v, const char *cmd, struct sw_port_co
 			 cmd, HV_CTL_KEY(OWNER), HV_CTL_KEY(PERM));
 		return -1;
 	}
-	if (owner->set &&
-	    sw_sock_owner_parse(owner->s, HV_CTL_KEY(OWNER), &vc->access, err, errlen) != 0)
+	snprintf(what, sizeof(what), "%s: %s", cmd, HV_CTL_KEY(OWNER));
+	if (owner->set && sw_sock_owner_parse(owner->s, what, &vc->access, err, errlen) != 0)
 		return -1;
-	if (perm->set &&
-	    sw_sock_perm_parse(perm->s, HV_CTL_KEY(PERM), &vc->access, err, errlen) != 0)
+	snprintf(what, sizeof(what), "%s: %s", cmd, HV_CTL_KEY(PERM));
+	if (perm->set && sw_sock_perm_parse(perm->s, what, &vc->access, err, errlen) != 0)
 		return -1;
 	return rxmod_arg(&v->v[HV_CTL_K_RXMOD], c->queues, vc->rxmod, err, errlen);
 }
