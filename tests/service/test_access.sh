@@ -135,5 +135,15 @@ PY
 }
 check "config file keeps vm1's owner and perm (not vm0's daemon-wide ones)" saved
 
+# stops cleanly, sockets removed (sanitizer builds report at exit)
+kill -TERM "$pid"
+for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+wait "$pid"
+rc=$?
+pid=
+stopped() { [ $rc = 0 ] && ! grep -qE 'Sanitizer|runtime error' "$tmp/switch.log" && [ ! -e "$run/vm0.sock" ]; }
+check "hvswitch stopped cleanly on SIGTERM (exit $rc), sockets removed" stopped
+stopped || tail -n 20 "$tmp/switch.log"
+
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
