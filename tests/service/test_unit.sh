@@ -190,6 +190,14 @@ rc=$?
 cat "$tmp/pre2.log"
 check "ExecStartPre next to the running daemon: exit 0, no EAL" \
 	test $rc = 0 -a "$(grep -c 'settings valid' "$tmp/pre2.log")" = 1 -a "$(grep -c EAL "$tmp/pre2.log")" = 0
+# a second daemon on the same EAL prefix: the EAL refuses it (its lock) and
+# leaves rte_errno 0; the reason is in its own lines, not "Success"
+"${start[@]/%$run/$tmp/run2}" >"$tmp/second.log" 2>&1
+rc=$?
+grep -v '^EAL: \(Detected\|Multi\|Selected\|Physical\)' "$tmp/second.log"
+second_ok() { [ $rc = 1 ] && grep -q '^hvswitch: EAL init failed (see the EAL messages above)$' "$tmp/second.log" &&
+	! grep -q Success "$tmp/second.log"; }
+check "a second daemon on the same prefix: 'EAL init failed (see the EAL messages above)', exit 1" second_ok
 "$hvswitch" -- --check-config --config "$tmp/none/x.json" --vhost-owner "nosuch$$" >"$tmp/bad.log" 2>&1
 rc=$?
 check "--check-config: a bad option is one line, exit 1 ($(cat "$tmp/bad.log"))" \
