@@ -9,6 +9,7 @@ packages=(
 	python3 python3-pyelftools python3-scapy procps
 	qemu-system-x86 linux-image-cloud-amd64 busybox-static xz-utils cpio lz4 binutils
 	iperf3 ethtool strace
+	libsystemd-dev systemd libvirt-clients
 	linux-source-6.1 bc flex bison libelf-dev make acpica-tools groff-base
 	libmicrohttpd-dev prometheus curl
 )

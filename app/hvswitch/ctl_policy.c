@@ -122,6 +122,15 @@ sw_ctl_port_add_allowed(const cJSON *args, enum hv_ctl_role role, const char *ru
 	type = cJSON_GetObjectItemCaseSensitive(args, HV_CTL_KEY(TYPE));
 	if (!cJSON_IsString(type) ||
 	    strcmp(type->valuestring, hv_ctl_api_word(HV_CTL_K_TYPE, HV_CTL_TYPE_VHOST)) == 0) {
+		/* who may connect to a socket of the root daemon's is root's to say */
+		if (cJSON_GetObjectItemCaseSensitive(args, HV_CTL_KEY(OWNER)) != NULL ||
+		    cJSON_GetObjectItemCaseSensitive(args, HV_CTL_KEY(PERM)) != NULL) {
+			snprintf(err, errlen,
+				 "%s: '%s' and '%s' are root's: the admin group's sockets get the "
+				 "daemon's (--vhost-owner, --vhost-perm)",
+				 HV_CTL_CMD(PORT_ADD), HV_CTL_KEY(OWNER), HV_CTL_KEY(PERM));
+			return false;
+		}
 		v = cJSON_GetObjectItemCaseSensitive(args, HV_CTL_KEY(SOCKET));
 		/* no socket: RUN_DIR/NAME.sock, NAME checked by port.add */
 		if (!cJSON_IsString(v) || socket_ok(v->valuestring, run_dir))

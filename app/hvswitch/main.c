@@ -21,6 +21,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_version.h>
 
 #include "ctl_policy.h"
 #include "hv_ctl.h"
@@ -73,7 +74,14 @@ usage(FILE *out)
 		"  --mbufs N          mbufs in the pool (default 32768)\n"
 		"  --port SOCKET[,client][,queues=N]\n"
 		"                     a vhost-user port for this run only (not saved)\n"
-		"  --check-config     parse the config file and exit\n"
+		"  --vhost-owner USER[:GROUP]\n"
+		"                     owner of the vhost-user server sockets (default: the\n"
+		"                     daemon's); a port's \"owner\" overrides it\n"
+		"  --vhost-perm MODE  their permissions, octal (default: the umask's); a\n"
+		"                     port's \"perm\" overrides it\n"
+		"  --check-config     check the options and the config file, and exit: no EAL,\n"
+		"                     so it runs next to a running daemon\n"
+		"  --version          print the version and exit\n"
 		"  --guest-mem-limit MIB\n"
 		"                     guest memory one vhost-user port may map (default 65536:\n"
 		"                     64 GiB); set it to the largest guest's memory\n"
@@ -84,7 +92,22 @@ usage(FILE *out)
 		"                     serve Prometheus metrics on http://ADDR:PORT/metrics\n"
 		"                     (numeric address, e.g. 127.0.0.1:9417; default: off)\n"
 		"EAL: give at least two lcores (-l 0,1): the main lcore is the control\n"
-		"plane, every other lcore is a PMD. Pass --no-pci unless NICs are wanted.\n");
+		"plane, every other lcore is a PMD. Pass --no-pci unless NICs are wanted.\n"
+		"'hvswitch --help' lists the EAL options too.\n");
+}
+
+/* After the EAL's own usage (hvswitch --help). */
+static void
+usage_hook(const char *prgname)
+{
+	RTE_SET_USED(prgname);
+	usage(stdout);
+}
+
+static void
+version(void)
+{
+	printf("hvswitch %s (%s)\n", HV_VERSION, rte_version());
 }
 
 /* The control API's one integer parser, with the option's name in the error. */
@@ -168,13 +191,17 @@ parse_args(struct options *o, int argc, char **argv)
 		{"mbufs", required_argument, NULL, 'm'},
 		{"port", required_argument, NULL, 'p'},
 		{"check-config", no_argument, NULL, 'k'},
+		{"vhost-owner", required_argument, NULL, 'O'},
+		{"vhost-perm", required_argument, NULL, 'P'},
+		{"version", no_argument, NULL, 'V'},
 		{"pmd-sleep", required_argument, NULL, 's'},
 		{"guest-mem-limit", required_argument, NULL, 'M'},
-		{"metrics-listen", required_argument, NULL, 'P'},
+		{"metrics-listen", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	uint64_t v;
+	char err[160];
 	int opt;
 
 	o->mbufs = 32768;
@@ -248,16 +275,30 @@ parse_args(struct options *o, int argc, char **argv)
 				return -1;
 			sw_vhost_mem_limit = v << 20;
 			break;
-		case 'P': {
-			char err[256];
-
+		case 'L':
 			if (sw_metrics_parse(optarg, &o->metrics_addr, err, sizeof(err)) != 0) {
 				fprintf(stderr, "hvswitch: %s\n", err);
 				return -1;
 			}
 			o->metrics = true;
 			break;
-		}
+		case 'O':
+			if (sw_sock_owner_parse(optarg, "--vhost-owner", &sw_vhost_access, err,
+						sizeof(err)) != 0) {
+				fprintf(stderr, "hvswitch: %s\n", err);
+				return -1;
+			}
+			break;
+		case 'P':
+			if (sw_sock_perm_parse(optarg, "--vhost-perm", &sw_vhost_access, err,
+					       sizeof(err)) != 0) {
+				fprintf(stderr, "hvswitch: %s\n", err);
+				return -1;
+			}
+			break;
+		case 'V':
+			version();
+			exit(0);
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -292,10 +333,8 @@ make_dirs(void)
 	char dir[sizeof(sw.config_path)];
 	char *slash;
 
-	if (mkdir(sw.run_dir, 0750) != 0 && errno != EEXIST) {
-		fprintf(stderr, "hvswitch: run dir %s: %s\n", sw.run_dir, strerror(errno));
+	if (sw_run_dir_prepare() != 0)
 		return -1;
-	}
 	snprintf(dir, sizeof(dir), "%s", sw.config_path);
 	slash = strrchr(dir, '/');
 	if (slash != NULL && slash != dir) {
@@ -465,28 +504,51 @@ int
 main(int argc, char **argv)
 {
 	static struct options o;
+	static char *no_args[] = {"hvswitch", NULL};
 	struct hv_ctl_server *ctl = NULL;
 	struct sw_port_conf *ports = NULL;
 	unsigned int n_ports = 0;
 	char err[256];
-	int n, rc = 1;
+	int n, dd, rc = 1;
 
-	n = rte_eal_init(argc, argv);
-	if (n < 0) {
-		fprintf(stderr, "hvswitch: EAL init failed: %s\n", rte_strerror(rte_errno));
-		return 1;
+	/* ours after "--", the EAL's before: ours first, so --check-config, --help and
+	 * --version need no EAL (no hugepages, no clash with a running daemon) */
+	for (dd = 1; dd < argc && strcmp(argv[dd], "--") != 0; dd++)
+		;
+	if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+		version();
+		return 0;
 	}
-	if (parse_args(&o, argc - n, argv + n) != 0)
-		goto out_eal;
+	rte_set_application_usage_hook(usage_hook);
+	if (dd < argc ? parse_args(&o, argc - dd, argv + dd) != 0 : parse_args(&o, 1, no_args) != 0)
+		return 1;
 	/* defaults, then the config file, then the command line */
 	if (sw_config_read(&ports, &n_ports, err, sizeof(err)) != 0) {
 		fprintf(stderr, "hvswitch: %s\n", err);
-		goto out_eal;
+		free(ports);
+		return 1;
 	}
 	apply_cli_settings(&o);
 	if (o.check_config) {
 		printf("hvswitch: %s: %u port(s), settings valid\n", sw.config_path, n_ports);
-		rc = 0;
+		free(ports);
+		return 0;
+	}
+	sw_service_log_init();
+	n = rte_eal_init(dd, argv);
+	if (n < 0) {
+		/* some EAL failures leave rte_errno unset: its own messages say why */
+		if (rte_errno != 0)
+			fprintf(stderr, "hvswitch: EAL init failed: %s\n", rte_strerror(rte_errno));
+		else
+			fprintf(stderr, "hvswitch: EAL init failed (see the EAL messages above)\n");
+		free(ports);
+		return 1;
+	}
+	if (n + 1 < dd) {
+		fprintf(stderr,
+			"hvswitch: unexpected argument '%s' (hvswitch's options go after --)\n",
+			argv[n + 1]);
 		goto out_eal;
 	}
 	signal(SIGINT, on_signal);
@@ -511,7 +573,10 @@ main(int argc, char **argv)
 	printf("hvswitch %s: %u PMD(s), control socket %s/hvswitch.sock\n", HV_VERSION, sw.n_pmds,
 	       sw.run_dir);
 	fflush(stdout);
+	/* the control socket and every server port's socket are there */
+	sw_service_ready(n_ports + o.n_cli_ports);
 	control_loop(ctl);
+	sw_service_stopping();
 	HV_LOG(INFO, "stopping");
 	rc = 0;
 out_stop:

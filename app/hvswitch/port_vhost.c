@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* vhost-user ports: a guest's virtio-net rings, served by drivers/vhost. */
+#include <errno.h>
+#include <grp.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -13,6 +17,90 @@
 
 uint64_t sw_vhost_mem_limit;
 const uint64_t sw_vhost_mem_limit_max = HV_VHOST_MEM_LIMIT_MAX;
+
+struct sw_sock_access sw_vhost_access;
+
+/* A user or group name, or a number: its id; -1 when there is none. */
+static int
+id_parse(const char *s, bool group, unsigned int *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (group) {
+		const struct group *g = getgrnam(s);
+
+		if (g != NULL) {
+			*out = g->gr_gid;
+			return 0;
+		}
+	} else {
+		const struct passwd *pw = getpwnam(s);
+
+		if (pw != NULL) {
+			*out = pw->pw_uid;
+			return 0;
+		}
+	}
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (s[0] < '0' || s[0] > '9' || *end != '\0' || errno != 0 || v >= UINT32_MAX)
+		return -1;
+	*out = (unsigned int)v;
+	return 0;
+}
+
+int
+sw_sock_owner_parse(const char *s, const char *what, struct sw_sock_access *a, char *err,
+		    size_t errlen)
+{
+	char buf[sizeof(a->owner)], *colon;
+	unsigned int uid = (unsigned int)-1, gid = (unsigned int)-1;
+
+	if (strlen(s) >= sizeof(buf) || s[0] == '\0') {
+		snprintf(err, errlen, "%s must be USER, USER:GROUP or :GROUP", what);
+		return -1;
+	}
+	snprintf(buf, sizeof(buf), "%s", s);
+	colon = strchr(buf, ':');
+	if (colon != NULL)
+		*colon = '\0';
+	if ((colon != NULL && colon[1] == '\0') || (colon == NULL && buf[0] == '\0') ||
+	    (colon == buf && colon[1] == '\0')) {
+		snprintf(err, errlen, "%s must be USER, USER:GROUP or :GROUP", what);
+		return -1;
+	}
+	if (buf[0] != '\0' && id_parse(buf, false, &uid) != 0) {
+		snprintf(err, errlen, "%s: no user %s", what, buf);
+		return -1;
+	}
+	if (colon != NULL && id_parse(colon + 1, true, &gid) != 0) {
+		snprintf(err, errlen, "%s: no group %s", what, colon + 1);
+		return -1;
+	}
+	snprintf(a->owner, sizeof(a->owner), "%s", s);
+	a->chown = true;
+	a->uid = (uid_t)uid;
+	a->gid = (gid_t)gid;
+	return 0;
+}
+
+int
+sw_sock_perm_parse(const char *s, const char *what, struct sw_sock_access *a, char *err,
+		   size_t errlen)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 8);
+	if (s[0] < '0' || s[0] > '7' || *end != '\0' || errno != 0 || v > 0777 || v == 0) {
+		snprintf(err, errlen, "%s must be octal permissions 1..0777, e.g. 0660", what);
+		return -1;
+	}
+	a->perm = (uint16_t)v;
+	return 0;
+}
 
 /* Its configuration fits a port's (and its alignment). */
 _Static_assert(sizeof(struct sw_vhost_conf) <= SW_PORT_CONF_PRIV, "sw_port_conf.priv: vhost-user");
@@ -83,7 +171,7 @@ features_format(uint64_t f, char *buf, size_t len)
 /* ---- configuration (struct sw_port_conf.priv) ---- */
 
 static const int vhost_keys[] = {HV_CTL_K_SOCKET, HV_CTL_K_MODE, HV_CTL_K_FEATURES, HV_CTL_K_RXMOD,
-				 HV_CTL_K__MAX};
+				 HV_CTL_K_OWNER,  HV_CTL_K_PERM, HV_CTL_K__MAX};
 
 /* The "rxmod" argument (number or string), checked, into @spec; 0 if not given. */
 static int
@@ -111,13 +199,29 @@ vhost_conf_parse(const struct hv_ctl_vals *v, const char *cmd, struct sw_port_co
 {
 	const struct hv_ctl_val *sock = &v->v[HV_CTL_K_SOCKET], *mode = &v->v[HV_CTL_K_MODE];
 	const struct hv_ctl_val *feat = &v->v[HV_CTL_K_FEATURES];
+	const struct hv_ctl_val *owner = &v->v[HV_CTL_K_OWNER], *perm = &v->v[HV_CTL_K_PERM];
 	struct sw_vhost_conf *vc = sw_vhost_conf(c);
+	char what[64];
 
 	if (feat->set && features_parse(feat->s, cmd, &vc->features, err, errlen) != 0)
 		return -1;
 	vc->client = mode->set && mode->u == HV_CTL_MODE_CLIENT;
 	if (sock->set)
 		snprintf(vc->socket, sizeof(vc->socket), "%s", sock->s);
+	if ((owner->set || perm->set) && vc->client) {
+		/* in client mode the socket is the frontend's: its owner decides */
+		snprintf(err, errlen,
+			 "%s: '%s' and '%s' are for server mode: a client-mode port "
+			 "connects to its frontend's socket",
+			 cmd, HV_CTL_KEY(OWNER), HV_CTL_KEY(PERM));
+		return -1;
+	}
+	snprintf(what, sizeof(what), "%s: %s", cmd, HV_CTL_KEY(OWNER));
+	if (owner->set && sw_sock_owner_parse(owner->s, what, &vc->access, err, errlen) != 0)
+		return -1;
+	snprintf(what, sizeof(what), "%s: %s", cmd, HV_CTL_KEY(PERM));
+	if (perm->set && sw_sock_perm_parse(perm->s, what, &vc->access, err, errlen) != 0)
+		return -1;
 	return rxmod_arg(&v->v[HV_CTL_K_RXMOD], c->queues, vc->rxmod, err, errlen);
 }
 
@@ -138,6 +242,14 @@ vhost_conf_json(const struct sw_port_conf *c, cJSON *o)
 	}
 	if (vc->rxmod[0] != '\0')
 		cJSON_AddStringToObject(o, HV_CTL_KEY(RXMOD), vc->rxmod);
+	if (vc->access.chown)
+		cJSON_AddStringToObject(o, HV_CTL_KEY(OWNER), vc->access.owner);
+	if (vc->access.perm != 0) {
+		char perm[8];
+
+		snprintf(perm, sizeof(perm), "%04o", vc->access.perm);
+		cJSON_AddStringToObject(o, HV_CTL_KEY(PERM), perm);
+	}
 }
 
 /* port.set: rxmod, live. */
@@ -212,6 +324,9 @@ static int
 vhost_open(struct sw_port *p, char *err, size_t errlen)
 {
 	const struct sw_vhost_conf *vc = sw_vhost_conf_c(&p->conf);
+	/* the port's own owner and perm, else the daemon's */
+	const struct sw_sock_access *own = vc->access.chown ? &vc->access : &sw_vhost_access;
+	const struct sw_sock_access *perm = vc->access.perm ? &vc->access : &sw_vhost_access;
 	struct hv_vhost_port_conf c = {
 		.name = p->conf.name,
 		.path = vc->socket,
@@ -222,6 +337,10 @@ vhost_open(struct sw_port *p, char *err, size_t errlen)
 		/* a PMD switches a burst whole before the next: see vhost_rx_done() */
 		.borrow = true,
 		.mem_limit = sw_vhost_mem_limit,
+		.sock_perm = perm->perm,
+		.sock_chown = own->chown,
+		.sock_uid = own->uid,
+		.sock_gid = own->gid,
 	};
 
 	struct sw_vhost *v = rte_zmalloc("sw_vhost", sizeof(*v), RTE_CACHE_LINE_SIZE);

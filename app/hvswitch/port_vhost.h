@@ -20,6 +20,7 @@ struct sw_vhost_conf {
 	bool client;                   /* we connect */
 	uint64_t features;             /* offered virtio features, 0 = the default set */
 	char rxmod[SW_RXMOD_SPEC_MAX]; /* interrupt moderation, "" = the default */
+	struct sw_sock_access access;  /* server socket's owner and perm; unset: sw_vhost_access */
 };
 
 static inline struct sw_vhost_conf *

@@ -117,6 +117,24 @@ cJSON *sw_offload_json(const struct sw_counters *t, uint64_t *drops);
 extern uint64_t sw_vhost_mem_limit;
 /* The highest it may be. */
 extern const uint64_t sw_vhost_mem_limit_max;
+/*
+ * Who may connect to a vhost-user server socket: its owner and permissions,
+ * for every port (--vhost-owner, --vhost-perm) or one (port.add owner, perm).
+ */
+struct sw_sock_access {
+	char owner[66]; /* USER[:GROUP] as given; "": the daemon's uid and gid */
+	bool chown;
+	uid_t uid;     /* (uid_t)-1: keep */
+	gid_t gid;     /* (gid_t)-1: keep */
+	uint16_t perm; /* 0: the umask's */
+};
+extern struct sw_sock_access sw_vhost_access;
+/* "USER", "USER:GROUP" or ":GROUP" (names or numbers) into @a; -1 with @err. */
+int sw_sock_owner_parse(const char *s, const char *what, struct sw_sock_access *a, char *err,
+			size_t errlen);
+/* Octal permission bits, at most 0777, into @a; -1 with @err. */
+int sw_sock_perm_parse(const char *s, const char *what, struct sw_sock_access *a, char *err,
+		       size_t errlen);
 
 /* ---- the data path (dp.h) on sw's ports (port.c) ---- */
 /* Recompute which PMD polls which queue and publish it (after a port change). */
@@ -124,6 +142,15 @@ void sw_pmd_reassign(void);
 /* Publish a new view of the ports. */
 void sw_view_publish(void);
 uint64_t sw_now_ms(void);
+
+/* ---- as a service (service.c) ---- */
+/* Under journald ($JOURNAL_STREAM): DPDK's log to it once, with priorities. */
+bool sw_service_log_init(void);
+/* Create sw.run_dir for the groups named (or warn that an existing one keeps them out). */
+int sw_run_dir_prepare(void);
+/* sd_notify: the control socket and every server port's socket exist; stopping. */
+void sw_service_ready(unsigned int n_ports);
+void sw_service_stopping(void);
 
 /* ---- config (config.c) ---- */
 /* Read the config file: settings go to sw.settings, ports to *ports (free() it). */

@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <linux/virtio_config.h>
 #include <linux/virtio_net.h>
@@ -160,6 +161,17 @@ struct hv_vhost_port_conf {
 	 * and the frontend dropped (hv_vhost_mem_stats.over_limit).
 	 */
 	uint64_t mem_limit;
+	/**
+	 * Server mode: who may connect. The socket file is given these before
+	 * it listens, so nobody connects under the umask's mode in between.
+	 * sock_perm: permission bits (at most 0777), 0: as the umask leaves
+	 * them. sock_chown: chown(2) it to sock_uid and sock_gid, where
+	 * (uid_t)-1 and (gid_t)-1 keep the process's. Ignored in client mode.
+	 */
+	mode_t sock_perm;
+	bool sock_chown;
+	uid_t sock_uid;
+	gid_t sock_gid;
 };
 
 struct hv_vhost_port;

@@ -554,6 +554,8 @@ conf_check(const struct hv_vhost_port_conf *conf)
 		return -EINVAL;
 	if (conf->mem_limit > HV_VHOST_MEM_LIMIT_MAX)
 		return -EINVAL;
+	if (conf->sock_perm & ~(mode_t)0777)
+		return -EINVAL;
 	return 0;
 }
 
@@ -581,7 +583,7 @@ server_path_free(const char *path)
 }
 
 static int
-server_listen(struct hv_vhost_port *port)
+server_listen(struct hv_vhost_port *port, const struct hv_vhost_port_conf *conf)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd, rc;
@@ -593,9 +595,18 @@ server_listen(struct hv_vhost_port *port)
 	if (fd < 0)
 		return -errno;
 	strcpy(sa.sun_path, port->path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(fd, 4) != 0) {
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
 		rc = -errno;
 		close(fd);
+		return rc;
+	}
+	/* owner and mode before listen(): until then a connect is refused */
+	if ((conf->sock_chown && chown(port->path, conf->sock_uid, conf->sock_gid) != 0) ||
+	    (conf->sock_perm != 0 && chmod(port->path, conf->sock_perm) != 0) ||
+	    listen(fd, 4) != 0) {
+		rc = -errno;
+		close(fd);
+		unlink(port->path);
 		return rc;
 	}
 	port->listen_fd = fd;
@@ -661,7 +672,7 @@ hv_vhost_port_create(const struct hv_vhost_port_conf *conf)
 	if ((uint32_t)slot >= vhost_call_slots)
 		__atomic_store_n(&vhost_call_slots, (uint32_t)slot + 1, __ATOMIC_RELEASE);
 	if (port->mode == HV_VHOST_SERVER) {
-		rc = server_listen(port);
+		rc = server_listen(port, conf);
 		if (rc != 0)
 			goto fail;
 	} else {

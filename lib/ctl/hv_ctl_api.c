@@ -53,6 +53,12 @@ static const struct hv_ctl_key_def keys[HV_CTL_K__MAX] = {
 	[HV_CTL_K_RXMOD] = {"rxmod", HV_CTL_T_UINT_STR, 0, HV_CTL_RXMOD_MAX_US, 63, NULL, "SPEC",
 			    "vhost-user: guest interrupt moderation, US|adaptive[,Q:US|adaptive]"
 			    "... (doc/rxmod.rst)"},
+	[HV_CTL_K_OWNER] = {"owner", HV_CTL_T_STR, 1, 65, 0, NULL, "USER[:GROUP]",
+			    "vhost-user server: the socket's owner, USER, USER:GROUP or :GROUP "
+			    "(default: hvswitch --vhost-owner, else the daemon's)"},
+	[HV_CTL_K_PERM] = {"perm", HV_CTL_T_STR, 1, 4, 0, NULL, "MODE",
+			   "vhost-user server: the socket's permissions in octal, e.g. 0660 "
+			   "(default: hvswitch --vhost-perm, else the daemon's umask)"},
 	[HV_CTL_K_PORT] = {"port", HV_CTL_T_STR, 1, HV_CTL_NAME_MAX, 0, NULL, "NAME",
 			   "only this port"},
 	[HV_CTL_K_LOGTYPE] = {"logtype", HV_CTL_T_STR, 1, 64, 0, NULL, "TYPE",
@@ -101,9 +107,10 @@ static const struct hv_ctl_cmd_def cmds[HV_CTL_C__MAX] = {
 	[HV_CTL_C_PORT_ADD] = {"port.add",
 			       HV_CTL_WRITE,
 			       "create a port",
-			       11,
+			       13,
 			       {POS(NAME), P(TYPE), P(SOCKET), P(MODE), P(QUEUES), P(VLAN),
-				P(TRUNK), P(DEVARGS), P(PMD), P(FEATURES), P(RXMOD)},
+				P(TRUNK), P(DEVARGS), P(PMD), P(FEATURES), P(RXMOD), P(OWNER),
+				P(PERM)},
 			       HV_CTL_SVC_SWITCH},
 	[HV_CTL_C_PORT_DEL] =
 		{"port.del", HV_CTL_WRITE, "delete a port", 1, {POS(NAME)}, HV_CTL_SVC_SWITCH},

@@ -79,6 +79,8 @@ enum hv_ctl_key {
 	HV_CTL_K_PMD,
 	HV_CTL_K_FEATURES,
 	HV_CTL_K_RXMOD,
+	HV_CTL_K_OWNER,
+	HV_CTL_K_PERM,
 	HV_CTL_K_PORT,
 	HV_CTL_K_LOGTYPE,
 	HV_CTL_K_LEVEL,
@@ -153,7 +155,7 @@ struct hv_ctl_key_def {
 };
 
 /** Most arguments of one command. */
-#define HV_CTL_MAX_PARAMS 12
+#define HV_CTL_MAX_PARAMS 16
 
 /** An argument of a command. */
 struct hv_ctl_param {

@@ -53,6 +53,12 @@
 #                      "FEATURE=on|off" pairs guest 1 / guest 2's `ethtool -k
 #                      eth0` must show (printed with HV_E2E_TCP_KB), e.g.
 #                      "rx-gro-hw=off rx-checksumming=on"
+#   HV_E2E_UNPRIV=1    as libvirt runs QEMU: both QEMUs run as a user made for the
+#                      test (removed after), in the group the switch gives its
+#                      sockets (--vhost-owner :GROUP --vhost-perm 0660, run dir
+#                      made by hvswitch); vm1 is a server-mode port (QEMU
+#                      connects), vm2 a client-mode port (QEMU listens, the
+#                      switch connects)
 #   HV_E2E_VIRTIO1, HV_E2E_VIRTIO2
 #                      "FEATURE=0|1" virtio-net feature bits guest 1 / guest 2
 #                      must have negotiated (csum guest_csum guest_tso4
@@ -120,6 +126,26 @@ rc=${PIPESTATUS[0]}
 run=$(mktemp -d /tmp/hvswitch-e2e.XXXXXX)
 switch_pid=
 qemu_pids=()
+unpriv=${HV_E2E_UNPRIV:-0}
+swdir=$run         # the switch's run dir
+qemu_as=()         # QEMU's user (HV_E2E_UNPRIV)
+switch_opts=()
+quser=
+if [ "$unpriv" = 1 ]; then
+	[ "$(id -u)" = 0 ] || skip "HV_E2E_UNPRIV needs root (a user and a group for QEMU)"
+	command -v setpriv >/dev/null && command -v useradd >/dev/null || skip "setpriv or useradd missing"
+	quser=hvqemu$$
+	groupadd "$quser" && useradd --no-create-home --shell /usr/sbin/nologin -g "$quser" "$quser" ||
+		{ echo "FAIL: could not make user $quser"; rm -rf "$run"; exit 1; }
+	# QEMU's files (logs, its sockets) in $run, its own; the switch's dir made by hvswitch
+	chown "$quser:$quser" "$run"
+	cp "$kernel" "$initrd" "$run/" && chown "$quser" "$run/$(basename "$kernel")" "$run/$(basename "$initrd")"
+	kernel=$run/$(basename "$kernel")
+	initrd=$run/$(basename "$initrd")
+	swdir=$run/sw
+	switch_opts=(--vhost-owner ":$quser" --vhost-perm 0660)
+	qemu_as=(setpriv --reuid "$quser" --regid "$quser" --clear-groups)
+fi
 stop_pid() { # pid signal: signal, wait up to 5 s, then SIGKILL
 	local pid=$1 sig=$2
 	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
@@ -133,31 +159,34 @@ cleanup() {
 	for p in "${qemu_pids[@]}"; do stop_pid "$p" TERM; done
 	stop_pid "$switch_pid" INT
 	rm -rf "/var/run/dpdk/hve2e-$$"
+	if [ -n "$quser" ]; then userdel "$quser" 2>/dev/null; groupdel "$quser" 2>/dev/null; fi
 	if [ "${HV_E2E_KEEP:-0}" = 1 ]; then echo "run directory kept: $run"; else rm -rf "$run"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-hvctl() { "$hvctl_bin" --socket "$run/hvswitch.sock" "$@"; }
+hvctl() { "$hvctl_bin" --socket "$swdir/hvswitch.sock" "$@"; }
 t0=$(date +%s.%N)
 elapsed() { awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 
 echo "--- hvswitch: main lcore 0, PMD on lcore 1 (run dir $run)"
 "$hvswitch" -l 0,1 --main-lcore 0 --no-pci --no-huge -m 256 --file-prefix "hve2e-$$" \
-	-- --run-dir "$run" --config "$run/hv.json" >"$run/switch.log" 2>&1 &
+	-- --run-dir "$swdir" --config "$run/hv.json" "${switch_opts[@]}" >"$run/switch.log" 2>&1 &
 switch_pid=$!
 for _ in $(seq 200); do
-	[ -S "$run/hvswitch.sock" ] && break
+	[ -S "$swdir/hvswitch.sock" ] && break
 	kill -0 "$switch_pid" 2>/dev/null || break
 	sleep 0.1
 done
-if ! [ -S "$run/hvswitch.sock" ]; then
+if ! [ -S "$swdir/hvswitch.sock" ]; then
 	echo "FAIL: hvswitch did not start"; cat "$run/switch.log"; exit 1
 fi
 rxmod_opt=()
 [ -n "${HV_E2E_RXMOD:-}" ] && rxmod_opt=(--rxmod "$HV_E2E_RXMOD")
+vm2_opt=()
+[ "$unpriv" = 1 ] && vm2_opt=(--mode client --socket "$run/vm2.sock")
 hvctl port add vm1 --type vhost-user "${rxmod_opt[@]}" >/dev/null &&
-	hvctl port add vm2 --type vhost-user "${rxmod_opt[@]}" >/dev/null ||
+	hvctl port add vm2 --type vhost-user "${rxmod_opt[@]}" "${vm2_opt[@]}" >/dev/null ||
 	{ echo "FAIL: hvctl port add"; cat "$run/switch.log"; exit 1; }
 
 pin=()
@@ -166,13 +195,16 @@ echo "--- two guests: $kernel, $(basename "$initrd"), QEMU CPUs: ${qemu_cpus:-fl
 for n in 1 2; do
 	peer=$((3 - n))
 	[ "$n" = 2 ] && [ "${HV_E2E_STAGGER:-0}" != 0 ] && sleep "$HV_E2E_STAGGER"
-	"${pin[@]}" "$qemu" -accel tcg -cpu max -smp 1 -m 512 -nodefaults -no-reboot \
+	# vm1 connects to the switch's socket; in HV_E2E_UNPRIV vm2 listens on its own
+	chardev="socket,id=c0,path=$swdir/vm$n.sock"
+	[ "$unpriv" = 1 ] && [ "$n" = 2 ] && chardev="socket,id=c0,path=$run/vm2.sock,server=on,wait=off"
+	"${pin[@]}" "${qemu_as[@]}" "$qemu" -accel tcg -cpu max -smp 1 -m 512 -nodefaults -no-reboot \
 		-display none -monitor none -serial "file:$run/vm$n.log" \
 		-kernel "$kernel" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 hv.ip=10.0.0.$n/24 hv.peer=10.0.0.$peer hv.count=$count hv.min=$min hv.wait=$((timeout_s / 2)) hv.linger=$timeout_s hv.tcp_kb=${HV_E2E_TCP_KB:-0} hv.tcp_role=$([ "$n" = 1 ] && echo send || echo recv) hv.interval=${HV_E2E_INTERVAL:-0.2} hv.tcp=${HV_E2E_TCP_MB:-0} hv.iperf_kb=$iperf_kb" \
 		-chardev "socket,id=ctl,path=$run/ctl$n.sock,server=on,wait=off" -device isa-serial,chardev=ctl \
 		-object memory-backend-memfd,id=mem,size=512M,share=on -numa node,memdev=mem \
-		-chardev "socket,id=c0,path=$run/vm$n.sock" -netdev vhost-user,id=n0,chardev=c0 \
+		-chardev "$chardev" -netdev vhost-user,id=n0,chardev=c0 \
 		-device "virtio-net-pci,netdev=n0,mac=52:54:00:00:00:0$n,romfile=,vectors=0$(props=HV_E2E_DEV${n}_PROPS; [ -n "${!props:-}" ] && echo ",${!props}")" \
 		</dev/null >"$run/qemu$n.out" 2>&1 &
 	qemu_pids+=($!)
@@ -232,6 +264,12 @@ while :; do
 done
 
 # Collect the switch's view while both guests are still up.
+qemu_users=
+if [ "$unpriv" = 1 ]; then
+	for p in "${qemu_pids[@]}"; do qemu_users+="$(ps -o user= -p "$p" 2>/dev/null | tr -d ' ') "; done
+	vm1_sock=$(stat -c '%A %U:%G' "$swdir/vm1.sock" 2>&1)
+	swdir_mode=$(stat -c '%A %U:%G' "$swdir" 2>&1)
+fi
 hvctl --json fdb show >"$run/fdb.json" 2>&1
 hvctl --json stats >"$run/stats.json" 2>&1
 for p in vm1 vm2; do hvctl --json port show "$p" >"$run/show-$p.json" 2>&1; done
@@ -470,6 +508,21 @@ PY
 for p in ${HV_E2E_BORROWED:-}; do
 	check "borrow: $p lent the switch the tails of its long frames" borrowed_count "$p"
 done
+if [ "$unpriv" = 1 ]; then
+	echo "QEMU users: $qemu_users; switch run dir $swdir_mode; vm1.sock $vm1_sock"
+	check "both QEMUs ran as $quser, not root" test "$qemu_users" = "$quser $quser "
+	check "switch run dir made drwxr-x--- root:$quser" test "$swdir_mode" = "drwxr-x--- root:$quser"
+	check "vm1 (server mode) socket srw-rw---- root:$quser" test "$vm1_sock" = "srw-rw---- root:$quser"
+	vm2_client() {
+		python3 - "$run/show-vm2.json" "$run/vm2.sock" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+print("  vm2: mode", p.get("mode"), "socket", p.get("socket"), "connected", p.get("connected"))
+sys.exit(0 if p.get("mode") == "client" and p.get("socket") == sys.argv[2] else 1)
+PY
+	}
+	check "vm2 is a client-mode port on QEMU's socket" vm2_client
+fi
 # The switch survived both guests and stops cleanly (sanitizer builds report
 # at exit).
 switch_rc=running

@@ -190,7 +190,7 @@ START_TEST(config_port_keys)
 	ck_assert_msg(strstr(log,
 			     ": ports[0] (vm0): unknown argument 'mac_limit' (valid: name, type, "
 			     "socket, mode, queues, vlan, trunk, devargs, pmd, features, "
-			     "rxmod)") != NULL,
+			     "rxmod, owner, perm)") != NULL,
 		      "%s", log);
 }
 END_TEST

@@ -168,8 +168,9 @@ START_TEST(unknown_key_lists_valid)
 	ck_assert_int_eq(hv_ctl_api_parse(hv_ctl_api_cmd(HV_CTL_C_PORT_ADD), "config port", a, &v,
 					  err, sizeof(err)),
 			 -1);
-	ck_assert_str_eq(err, "config port: unknown argument 'colour' (valid: name, type, socket, "
-			      "mode, queues, vlan, trunk, devargs, pmd, features, rxmod)");
+	ck_assert_str_eq(err,
+			 "config port: unknown argument 'colour' (valid: name, type, socket, "
+			 "mode, queues, vlan, trunk, devargs, pmd, features, rxmod, owner, perm)");
 	cJSON_Delete(a);
 
 	{

@@ -221,6 +221,10 @@ START_TEST(ctl_port_add_policy)
 		"{\"name\":\"p\",\"socket\":\"/run/hvswitch/.p.sock\"}",
 		"{\"name\":\"p\",\"socket\":\"/run/hvswitch/p\"}",
 		"{\"name\":\"p\",\"socket\":\"/run/hvswitchx/p.sock\"}",
+		/* who may connect to a socket in the run dir */
+		"{\"name\":\"p\",\"owner\":\"nobody\"}",
+		"{\"name\":\"p\",\"type\":\"vhost-user\",\"perm\":\"0666\"}",
+		"{\"name\":\"p\",\"socket\":\"/run/hvswitch/p.sock\",\"owner\":\":kvm\"}",
 	};
 	static const char *const allowed[] = {
 		"{\"name\":\"p\"}",
