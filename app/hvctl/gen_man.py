@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """hvctl(1) from hvctl's own help texts: the verbs and sub-verbs are those
-its shell completion offers, each section the output of its --help.
+its shell completion offers, each section the output of its --help; and
+hvswitch(8) from the daemon's option help (hvswitch -- --help, no EAL).
 
 usage: gen_man.py HVCTL VERSION > hvctl.1
+       gen_man.py --hvswitch HVSWITCH VERSION > hvswitch.8
 """
 import os
 import subprocess
 import sys
 
-hvctl, version = sys.argv[1], sys.argv[2]
+daemon = sys.argv[1] == "--hvswitch"
+hvctl, version = sys.argv[1 + daemon], sys.argv[2 + daemon]
 env = {k: v for k, v in os.environ.items() if k not in ("COMP_LINE", "COMP_POINT", "HVCTL_SOCKET")}
 
 
@@ -36,6 +39,42 @@ def roff(text):
         lines.append(line)
     return ".nf\n" + "\n".join(lines) + "\n.fi\n"
 
+
+def hvswitch_page():
+    """hvswitch(8): its own options; EAL's are DPDK's (hvswitch --help)."""
+    return [
+        f'.TH HVSWITCH 8 "" "hvswitch {version}" "hvswitch"',
+        ".SH NAME",
+        "hvswitch \\- vhost-user L2 switch for KVM guests (a DPDK primary process)",
+        ".SH SYNOPSIS",
+        ".B hvswitch",
+        "[\\fIEAL options\\fR] \\fB\\-\\-\\fR [\\fIoptions\\fR]",
+        ".SH DESCRIPTION",
+        "hvswitch polls its guests' vhost-user rings on PMD lcores and switches",
+        "their frames (MAC learning, VLANs, offloads). The main lcore is the",
+        "control plane; every other lcore is a PMD. \\fBhvctl\\fR(1) configures it",
+        "at run time; the EAL options are DPDK's (\\fBhvswitch \\-\\-help\\fR lists",
+        "them). Pass \\fB\\-\\-no\\-pci\\fR unless NICs are wanted.",
+        ".SH OPTIONS",
+        roff(run("--", "--help")).rstrip("\n"),
+        ".SH FILES",
+        ".TP",
+        ".I /etc/hvswitch/hvswitch.json",
+        "ports and settings, written back on every change",
+        ".TP",
+        ".I /run/hvswitch/hvswitch.sock",
+        "the control socket",
+        ".TP",
+        ".I /etc/default/hvswitch",
+        "EAL and daemon options of the systemd unit",
+        ".SH SEE ALSO",
+        "\\fBhvctl\\fR(1); doc/deployment.rst and doc/hvctl.rst of hvswitch",
+    ]
+
+
+if daemon:
+    print("\n".join(hvswitch_page()))
+    sys.exit(0)
 
 out = [
     f'.TH HVCTL 1 "" "hvswitch {version}" "hvswitch"',
@@ -75,6 +114,6 @@ out += [
     ".I /run/hvswitch/hvswitch.sock",
     "the daemon's control socket by default",
     ".SH SEE ALSO",
-    "doc/hvctl.rst and doc/vmm.rst of hvswitch",
+    "\\fBhvswitch\\fR(8); doc/hvctl.rst and doc/vmm.rst of hvswitch",
 ]
 print("\n".join(out))

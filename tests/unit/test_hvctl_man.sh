@@ -4,10 +4,12 @@
 # warnings and has a section for each verb and sub-verb hvctl knows (its
 # completion lists them), each with that command's usage line; the
 # completion file makes bash ask hvctl, which offers the verbs and sub-verbs.
-# usage: test_hvctl_man.sh HVCTL_1 COMPLETION_FILE ($HVCTL: the binary)
+# hvswitch(8) renders without warnings and documents every daemon option
+# its --help lists.
+# usage: test_hvctl_man.sh HVCTL_1 COMPLETION_FILE HVSWITCH_8 ($HVCTL, $HVSWITCH: the binaries)
 set -uo pipefail
-man=$1 comp=$2
-: "${HVCTL:?}"
+man=$1 comp=$2 man8=$3
+: "${HVCTL:?}" "${HVSWITCH:?}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 cands() { COMP_LINE="$1" COMP_POINT=${#1} "$HVCTL" | grep -v '^-'; }
 
@@ -34,4 +36,14 @@ done
 # the completion file: bash runs hvctl for hvctl's words
 [ "$(bash -c ". '$comp'; complete -p hvctl")" = "complete -o default -C 'hvctl' hvctl" ] ||
 	fail "completion file: $(bash -c ". '$comp'; complete -p hvctl" 2>&1)"
-echo "PASS: $(echo $verbs | wc -w) verbs, $n sub-verbs"
+# hvswitch(8): each --option of the daemon's help has its line
+warn=$(groff -man -Tutf8 -ww -z "$man8" 2>&1) || fail "groff: $warn"
+[ -z "$warn" ] || fail "hvswitch.8: groff warnings: $warn"
+text8=$(groff -man -Tascii -P-cbou "$man8" 2>/dev/null) || fail "groff could not render $man8"
+grep -q "^NAME" <<<"$text8" || fail "hvswitch.8: no NAME section"
+opts=$("$HVSWITCH" -- --help | grep -o -E '^  --[a-z-]+' | tr -d ' ')
+[ "$(wc -w <<<"$opts")" -ge 10 ] || fail "hvswitch -- --help lists only: $opts"
+for o in $opts; do
+	grep -q -- "^ *$o" <<<"$text8" || fail "hvswitch.8: no $o"
+done
+echo "PASS: $(echo $verbs | wc -w) verbs, $n sub-verbs; hvswitch(8): $(wc -w <<<"$opts") options"
