@@ -102,7 +102,7 @@ if [ "$fuzz_long" -eq 1 ]; then
 else
 	step "build + tests (gcc, -Wall -Wextra -Werror)" build_and_test build
 	step "Linux guests of the VMM (guest kernel, suite linux-guest)" bash -c \
-		"ninja -C build guest-kernel guest-initramfs && meson test -C build --print-errorlogs --suite linux-guest"
+		"ninja -C build guest-kernel guest-initramfs && meson test -C build --no-rebuild --print-errorlogs --suite linux-guest"
 	step "build + tests under ASan/UBSan" env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		bash -c "$(declare -f configure build_and_test); build_and_test build-asan -Dsanitizers=address,undefined -Db_lundef=false"
