@@ -56,6 +56,9 @@ cmd_show(void *opaque, const cJSON *args, cJSON **result, char *err, size_t errl
 	snprintf(buf, sizeof(buf), "0x%" PRIx64, hv_vm_net_features(c->vm));
 	cJSON_AddStringToObject(net, "features", buf);
 	cJSON_AddNumberToObject(net, "reconnects", hv_vm_net_reconnects(c->vm));
+	cJSON_AddNumberToObject(net, "queue_size",
+				c->cfg->net_queue_size ? c->cfg->net_queue_size
+						       : HV_VMM_NET_QUEUE_SIZE);
 	*result = r;
 	return 0;
 }

@@ -24,6 +24,7 @@ static const char run_head[] =
 	"                       [--memory M] [--port P] [--pin CPUS] [--hugepages]\n"
 	"                       [--mac MAC] [--mtu N] [--halt-poll NS] [--switch-dir DIR]\n"
 	"                       [--log FILE] [--run-dir DIR] [--cpu-mask-features LIST]\n"
+	"                       [--queue-size N]\n"
 	"\n"
 	"Run guest NAME in the foreground: this process is its VMM (KVM).\n";
 
@@ -43,6 +44,8 @@ const char hvctl_guest_run_options[] =
 	"  --pin CPUS     host CPU of each vCPU, comma-separated\n"
 	"  --hugepages    back guest memory with hugetlbfs pages\n"
 	"  --halt-poll NS KVM halt-polling time of this VM\n"
+	"  --queue-size N most entries per NIC queue, a power of 2 in 64..1024 (default\n"
+	"                 1024; the built-in guest needs 512)\n"
 	"  --cpu-mask-features LIST  CPUID features hidden from the guest, by their\n"
 	"                 /proc/cpuinfo names, comma-separated (e.g. cx16,popcnt)\n";
 
@@ -67,6 +70,7 @@ const struct option hvctl_guest_run_opts[] = {
 	{"log", required_argument, NULL, 'l'},
 	{"run-dir", required_argument, NULL, 'R'},
 	{"cpu-mask-features", required_argument, NULL, 'F'},
+	{"queue-size", required_argument, NULL, 'Q'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -226,6 +230,15 @@ hvctl_guest_cmd_run(struct hvctl *h, int argc, char **argv)
 			break;
 		case 'F':
 			cfg.cpu_mask_features = optarg;
+			break;
+		case 'Q':
+			if (hvctl_parse_uint(optarg, HV_VMM_NET_QUEUE_MIN, HV_VMM_NET_QUEUE_SIZE,
+					     &n) != 0 ||
+			    (n & (n - 1)) != 0)
+				return hvctl_usage_err("guest run",
+						       "--queue-size: a power of 2 in %d..%d",
+						       HV_VMM_NET_QUEUE_MIN, HV_VMM_NET_QUEUE_SIZE);
+			cfg.net_queue_size = (uint16_t)n;
 			break;
 		case 'h':
 			fputs(run_head, stdout);

@@ -25,6 +25,12 @@ extern "C" {
 #define HV_VMM_MIN_MEM (16ull << 20)
 /** "Built-in test guest" as the kernel argument. */
 #define HV_VMM_BUILTIN_KERNEL "builtin"
+/** Entries per NIC queue by default, and the most a guest may use. */
+#define HV_VMM_NET_QUEUE_SIZE 1024
+/** Fewest entries per NIC queue a VM may offer. */
+#define HV_VMM_NET_QUEUE_MIN 64
+/** Fewest the built-in guest needs (its rings have 512 entries). */
+#define HV_VMM_BUILTIN_QUEUE_MIN 512
 
 /** What to build. Strings are copied by hv_vm_create(). */
 struct hv_vm_config {
@@ -48,6 +54,11 @@ struct hv_vm_config {
 	 * virtualisation (KVM emulates guest CPL0) the features that emulator
 	 * cannot run are hidden as well. */
 	const char *cpu_mask_features;
+	/** Most entries per NIC queue (a power of 2, HV_VMM_NET_QUEUE_MIN..
+	 * HV_VMM_NET_QUEUE_SIZE; 0: the latter). A Linux guest allocates and
+	 * posts a receive buffer per entry: fewer boot faster where guest CPL0
+	 * is emulated. */
+	uint16_t net_queue_size;
 };
 
 /** A VM. */

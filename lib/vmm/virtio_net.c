@@ -48,7 +48,6 @@
 
 #define NET_MAX_PAIRS 4
 #define NET_MAX_QUEUES (2 * NET_MAX_PAIRS + 1) /* and the control queue */
-#define NET_QUEUE_SIZE 1024
 #define NET_SLOT 1
 #define RECONNECT_MS 200
 
@@ -680,7 +679,10 @@ vmm_virtio_net_init(struct hv_vm *vm)
 			return -1;
 	}
 	n->offered = n->offer_next = net_offer(n, n->fe.features);
-	if (vmm_virtio_pci_init(&n->vp, vm, NET_SLOT, 1, n->nq, NET_QUEUE_SIZE, &net_ops, n) != 0)
+	if (vmm_virtio_pci_init(&n->vp, vm, NET_SLOT, 1, n->nq,
+				vm->cfg.net_queue_size ? vm->cfg.net_queue_size
+						       : HV_VMM_NET_QUEUE_SIZE,
+				&net_ops, n) != 0)
 		return -1;
 	n->vp.device_features = n->offered;
 	for (q = 0; q < n->nq; q++)

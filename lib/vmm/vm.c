@@ -402,6 +402,16 @@ vm_check_config(const struct hv_vm_config *cfg)
 			       cfg->mem_size >> 20, HV_VMM_MIN_MEM >> 20);
 	if (cfg->kernel == NULL || cfg->kernel[0] == '\0')
 		return vmm_err("no kernel given");
+	if (cfg->net_queue_size != 0 && (cfg->net_queue_size < HV_VMM_NET_QUEUE_MIN ||
+					 cfg->net_queue_size > HV_VMM_NET_QUEUE_SIZE ||
+					 (cfg->net_queue_size & (cfg->net_queue_size - 1)) != 0))
+		return vmm_err("queue size: %u is not a power of 2 in %d..%d", cfg->net_queue_size,
+			       HV_VMM_NET_QUEUE_MIN, HV_VMM_NET_QUEUE_SIZE);
+	/* the built-in guest's rings have a fixed size (lib/vmm/guest/virtio.c) */
+	if (cfg->net_queue_size != 0 && cfg->net_queue_size < HV_VMM_BUILTIN_QUEUE_MIN &&
+	    strcmp(cfg->kernel, HV_VMM_BUILTIN_KERNEL) == 0)
+		return vmm_err("queue size: the built-in guest needs at least %d",
+			       HV_VMM_BUILTIN_QUEUE_MIN);
 	return 0;
 }
 

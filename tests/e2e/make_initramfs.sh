@@ -168,20 +168,27 @@ cat >"$root/init" <<'INIT'
 #                     "HVTEST IPERF json-begin" and "HVTEST IPERF json-end".
 #   hv.iperf_s=S      the same for S seconds (-t S) instead of -n (benchmarks;
 #                     hv.tcp_kb may then be 0: no nc transfer)
-/bin/busybox --install -s /bin
+# Where guest CPL0 is emulated every system call and every fork costs
+# milliseconds: this script reads short files with the shell's read, not
+# $(cat) (a fork), and needs no applet links where busybox runs its applets
+# itself (Debian's busybox-static does: FEATURE_SH_STANDALONE); else it
+# installs them (~400 system calls).
 export PATH=/bin:/usr/bin:/usr/sbin
+(PATH=/nonexistent; cat </dev/null) 2>/dev/null || /bin/busybox --install -s /bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 echo 0 >/proc/sys/kernel/printk_ratelimit 2>/dev/null
 
 say() { echo "HVTEST $*"; }
+# now: the uptime in UP (seconds, 2 decimals) and UP_S (whole seconds)
+now() { read -r UP _ </proc/uptime; UP_S=${UP%.*}; }
 finish() {
 	echo "--- /proc/interrupts (virtio)"
 	grep -i virtio /proc/interrupts
 	echo "--- /sys/class/net/eth0/statistics"
 	for f in /sys/class/net/eth0/statistics/*; do
-		[ -f "$f" ] && echo "${f##*/}=$(cat "$f")"
+		[ -f "$f" ] && read -r v <"$f" && echo "${f##*/}=$v"
 	done
 	# The host may stop the guest from here on.
 	say "END"
@@ -190,7 +197,8 @@ finish() {
 		while read -r line; do
 			case $line in poweroff*) break ;; esac
 		done
-		say "POWEROFF uptime=$(cut -d' ' -f1 /proc/uptime)"
+		now
+		say "POWEROFF uptime=$UP"
 	elif [ "${linger:-0}" -gt 0 ]; then
 		# stay up so the peer can finish its own pings
 		sleep "$linger"
@@ -203,6 +211,7 @@ finish() {
 
 hold=0; ip=; peer=; count=20; min=; wait=120; linger=30; interval=0.2; tcp=0; tcp_kb=0; tcp_role=
 iperf_kb=0; iperf_s=0
+# (cat: the shell's read takes a file byte by byte, two system calls a byte)
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	hv.ip=*) ip=${arg#hv.ip=} ;;
@@ -221,11 +230,13 @@ for arg in $(cat /proc/cmdline); do
 	esac
 done
 [ -n "$min" ] || min=$count
-say "BOOT kernel=$(uname -r) ip=$ip peer=$peer count=$count min=$min uptime=$(cut -d' ' -f1 /proc/uptime)"
+read -r krel </proc/sys/kernel/osrelease
+now
+say "BOOT kernel=$krel ip=$ip peer=$peer count=$count min=$min uptime=$UP"
 
-for m in $(cat /modules/order); do
+while read -r m; do
 	insmod "/modules/$m" || { say "PING fail reason=insmod-$m"; finish; }
-done
+done </modules/order
 
 # the kernel's own count of TCP segments that failed their checksum
 csum_errors() {
@@ -240,7 +251,8 @@ run_iperf() {
 		say "IPERF fail reason=no-iperf3"
 		return
 	fi
-	deadline=$(( $(cut -d. -f1 /proc/uptime) + wait ))
+	now
+	deadline=$((UP_S + wait))
 	if [ "$tcp_role" = recv ]; then
 		# the host's go: a line on the second serial port
 		# (a failed redirection of exec would end this shell: try it first)
@@ -252,7 +264,8 @@ run_iperf() {
 		read -t "$wait" line <&3
 		exec 3<&-
 		case $line in go*) ;; *) say "IPERF fail reason=no-go"; return ;; esac
-		say "IPERF server-start uptime=$(cut -d' ' -f1 /proc/uptime)"
+		now
+		say "IPERF server-start uptime=$UP"
 		# bounded: a client that never comes must not hold the guest
 		timeout "$wait" iperf3 -s -1 -J -i 0 >/tmp/iperf.json 2>&1
 		rc=$?
@@ -268,7 +281,8 @@ run_iperf() {
 			grep -q '"error"' /tmp/iperf.json && rc=1
 			[ $rc -eq 0 ] && break
 			i=$((i + 1))
-			[ "$(cut -d. -f1 /proc/uptime)" -ge "$deadline" ] && break
+			now
+			[ "$UP_S" -ge "$deadline" ] && break
 			sleep 0.5
 		done
 	fi
@@ -276,37 +290,55 @@ run_iperf() {
 	cat /tmp/iperf.json
 	echo
 	say "IPERF json-end"
-	say "IPERF $tcp_role rc=$rc tries=$i uptime=$(cut -d' ' -f1 /proc/uptime)"
+	now
+	say "IPERF $tcp_role rc=$rc tries=$i uptime=$UP"
 	say "IPERF csum_errors=$(csum_errors)"
 }
 
 i=0
 while [ ! -e /sys/class/net/eth0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 [ -e /sys/class/net/eth0 ] || { say "PING fail reason=no-eth0"; finish; }
-say "NIC mac=$(cat /sys/class/net/eth0/address) features=$(cat /sys/bus/virtio/devices/*/features 2>/dev/null | head -n1)"
+# the virtio features the driver negotiated (of the first virtio device)
+features() {
+	feat=
+	for f in /sys/bus/virtio/devices/*/features; do
+		[ -f "$f" ] && read -r feat <"$f"
+		break
+	done
+}
+read -r mac </sys/class/net/eth0/address
+features
+say "NIC mac=$mac features=$feat"
 
 ip link set lo up
 ip addr add "$ip" dev eth0
 ip link set eth0 up
 i=0
-while [ "$(cat /sys/class/net/eth0/operstate 2>/dev/null)" != up ] && [ $i -lt 100 ]; do
+oper() { oper=; carrier=; read -r oper </sys/class/net/eth0/operstate; read -r carrier </sys/class/net/eth0/carrier; } 2>/dev/null
+oper
+while [ "$oper" != up ] && [ $i -lt 100 ]; do
 	sleep 0.1; i=$((i + 1))
+	oper
 done
 # a TCP sink for the peer's transfer (hv.tcp); its stdin must not end (a
 # background job's is /dev/null, and nc quits at EOF before anyone connects)
 sleep 100000 | nc -l -p 5001 >/dev/null 2>&1 &
-say "LINK state=$(cat /sys/class/net/eth0/operstate) carrier=$(cat /sys/class/net/eth0/carrier 2>/dev/null) uptime=$(cut -d' ' -f1 /proc/uptime)"
+oper
+now
+say "LINK state=$oper carrier=$carrier uptime=$UP"
 
 # Wait until the peer answers once (it may still be booting).
-start=$(cut -d. -f1 /proc/uptime)
+now
+start=$UP_S
 reached=0
 while :; do
 	if ping -c 1 -W 1 "$peer" >/dev/null 2>&1; then reached=1; break; fi
 	sleep 0.2 # in case ping failed at once (e.g. no route yet)
-	now=$(cut -d. -f1 /proc/uptime)
-	[ $((now - start)) -ge "$wait" ] && break
+	now
+	[ $((UP_S - start)) -ge "$wait" ] && break
 done
-waited=$(( $(cut -d. -f1 /proc/uptime) - start ))
+now
+waited=$((UP_S - start))
 if [ $reached -ne 1 ]; then
 	say "PING fail reason=peer-unreachable waited=${waited}s"
 	finish
@@ -336,14 +368,23 @@ fi
 # TCP through the switch (offloads as negotiated): the receiver hashes what
 # arrived, the sender what it sent; the host compares the two.
 if [ "$tcp_kb" -gt 0 ] || [ "$iperf_kb" -gt 0 ] || [ "$iperf_s" -gt 0 ]; then
-	say "OFFLOADS $(cat /sys/bus/virtio/devices/*/features 2>/dev/null | head -n1)"
+	features
+	say "OFFLOADS $feat"
 	if [ "$tcp_kb" -le 0 ]; then
 		:
 	elif [ "$tcp_role" = recv ]; then
 		nc -l -p 5002 >/tmp/rx
 		say "TCP recv bytes=$(wc -c </tmp/rx) sha256=$(sha256sum /tmp/rx | cut -c1-64)"
 	else
-		dd if=/dev/urandom of=/tmp/tx bs=1024 count="$tcp_kb" 2>/dev/null
+		# Not all of it from /dev/urandom: that is ChaCha20 in the kernel,
+		# minutes for 1 MiB where guest CPL0 is emulated. A random block of
+		# 4093 bytes (a prime: no segment or TSO size is a multiple of it),
+		# repeated: a lost, doubled or misplaced segment still changes the hash.
+		dd if=/dev/urandom of=/tmp/seed bs=4093 count=1 2>/dev/null
+		set --
+		i=0
+		while [ $i -lt $(( (tcp_kb * 1024 + 4092) / 4093 )) ]; do set -- "$@" /tmp/seed; i=$((i + 1)); done
+		cat "$@" | head -c $((tcp_kb * 1024)) >/tmp/tx
 		say "TCP send bytes=$(wc -c </tmp/tx) sha256=$(sha256sum /tmp/tx | cut -c1-64)"
 		# the receiver may not listen yet: retry the connection
 		i=0
@@ -362,9 +403,11 @@ if [ "$tcp_kb" -gt 0 ] || [ "$iperf_kb" -gt 0 ] || [ "$iperf_s" -gt 0 ]; then
 	if [ "$iperf_kb" -gt 0 ] || [ "$iperf_s" -gt 0 ]; then run_iperf; fi
 fi
 if [ "$tcp" -gt 0 ]; then
-	t0=$(cut -d' ' -f1 /proc/uptime)
+	now
+	t0=$UP
 	dd if=/dev/zero bs=65536 count=$((tcp * 16)) 2>/dev/null | nc "$peer" 5001
-	t1=$(cut -d' ' -f1 /proc/uptime)
+	now
+	t1=$UP
 	say "TCP bytes=$((tcp * 1048576)) seconds=$(echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }')"
 fi
 finish

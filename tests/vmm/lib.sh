@@ -36,10 +36,12 @@ skip_without_kvm() {
 
 hvctl_sw() { "$HVCTL" --socket "$run/hvswitch.sock" "$@"; }
 
-# sw_start: hvswitch with ports vm0 and vm1 (kept in its config file)
+# sw_start: hvswitch with ports vm0 and vm1 (kept in its config file);
+# $SW_EXTRA: more switch options (e.g. --pmd-sleep US)
 sw_start() {
+	# shellcheck disable=SC2086 # a list of options
 	"$HVSWITCH" -l 0,1 --main-lcore 0 --no-pci --no-huge -m 256 --file-prefix "$prefix" \
-		-- --run-dir "$run" --config "$run/hvswitch.json" >>"$run/switch.log" 2>&1 &
+		-- --run-dir "$run" --config "$run/hvswitch.json" ${SW_EXTRA:-} >>"$run/switch.log" 2>&1 &
 	sw_pid=$!
 	for _ in $(seq 200); do
 		hvctl_sw version >/dev/null 2>&1 && break

@@ -35,4 +35,10 @@ expect 1 "memory: 8 MiB is too little \(at least 16 MiB\)" -- \
 expect 1 "--memory: bad size" -- guest run g --kernel builtin --memory lots
 expect 1 "no switch port at $run/none.sock: No such file or directory" -- \
 	guest run g --kernel builtin --port "$run/none.sock"
+expect 1 "--queue-size: a power of 2 in 64..1024" -- \
+	guest run g --kernel builtin --queue-size 300
+expect 1 "--queue-size: a power of 2 in 64..1024" -- \
+	guest run g --kernel builtin --queue-size 2048
+expect 1 "queue size: the built-in guest needs at least 512" -- \
+	guest run g --kernel builtin --queue-size 256
 echo PASS
