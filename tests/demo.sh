@@ -38,9 +38,12 @@ trap cleanup EXIT
 [ -c /dev/kvm ] || { echo "the demo's guests need /dev/kvm"; exit 1; }
 
 echo "--- starting hvswitch: control plane on CPU 0, one PMD on CPU 1"
+# with Linux guests the PMD sleeps when idle: the guests' vCPUs need the cores
+sw_opts=()
+[ "${HV_DEMO_GUEST:-builtin}" = linux ] && sw_opts=(--pmd-sleep 50)
 build/app/hvswitch/hvswitch -l 0,1 --main-lcore 0 --no-pci --no-huge -m 256 \
 	--file-prefix "hvdemo-sw-$$" -- --run-dir "$run" --config "$run/hvswitch.json" \
-	>"$run/switch.log" 2>&1 &
+	"${sw_opts[@]}" >"$run/switch.log" 2>&1 &
 switch_pid=$!
 for _ in $(seq 300); do
 	[ -S "$run/hvswitch.sock" ] && break
@@ -66,12 +69,12 @@ if [ "${HV_DEMO_GUEST:-builtin}" = linux ]; then
 	echo "--- building the guest kernel and initramfs (ninja guest-kernel guest-initramfs)"
 	ninja -C build guest-kernel guest-initramfs
 	args="console=ttyS0 $(cat guest/cmdline) hv.count=10 hv.hold=1 hv.tcp_kb=1024"
-	echo "--- two Linux guests (hvctl guest start --kernel build/guest/bzImage)"
-	hvctl guest start vm-a --kernel build/guest/bzImage --initrd build/guest/initramfs.cpio \
-		--memory 128M --port vm0 --switch-dir "$run" \
+	echo "--- two Linux guests (hvctl guest start --kernel build/guest/vmlinux, its PVH entry)"
+	hvctl guest start vm-a --kernel build/guest/vmlinux --initrd build/guest/initramfs.cpio \
+		--memory 64M --queue-size 256 --port vm0 --switch-dir "$run" \
 		--cmdline "$args hv.ip=10.0.0.1/24 hv.peer=10.0.0.2 hv.tcp_role=send"
-	hvctl guest start vm-b --kernel build/guest/bzImage --initrd build/guest/initramfs.cpio \
-		--memory 128M --port vm1 --switch-dir "$run" \
+	hvctl guest start vm-b --kernel build/guest/vmlinux --initrd build/guest/initramfs.cpio \
+		--memory 64M --queue-size 256 --port vm1 --switch-dir "$run" \
 		--cmdline "$args hv.ip=10.0.0.2/24 hv.peer=10.0.0.1 hv.tcp_role=recv"
 	hvctl guest list
 	for g in vm-a vm-b; do
