@@ -402,16 +402,21 @@ writer(void *arg)
 	return NULL;
 }
 
-/* The descriptor must be a stream socket: the end of the stream is how the client stops it. */
+/*
+ * The descriptor must be an AF_UNIX stream socket: the end of the stream is
+ * how the client stops it, and closing one never waits on a peer (lib/ctl
+ * passes no other kind). getsockopt() never calls into a file system.
+ */
 static bool
 is_stream_socket(int fd)
 {
-	struct stat st;
-	int type = 0;
-	socklen_t len = sizeof(type);
+	int v = 0;
+	socklen_t len = sizeof(v);
 
-	return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
-	       getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_STREAM;
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &len) != 0 || v != AF_UNIX)
+		return false;
+	len = sizeof(v);
+	return getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &len) == 0 && v == SOCK_STREAM;
 }
 
 int
@@ -425,6 +430,12 @@ sw_capture_start(struct sw_port *p, int fd, uint8_t dirs, uint64_t count, uint32
 	unsigned int slot = CAP_MAX;
 	pthread_t tid;
 
+	/* first: any other kind might make the close below wait */
+	if (!is_stream_socket(fd)) {
+		snprintf(err, errlen, "%s: the descriptor passed is not an AF_UNIX stream socket",
+			 cmd);
+		goto fail;
+	}
 	for (unsigned int i = 0; i < CAP_MAX; i++) {
 		if (runs[i] != NULL && runs[i]->port == p) {
 			snprintf(err, errlen, "%s: port %s is being captured already", cmd,
@@ -441,10 +452,6 @@ sw_capture_start(struct sw_port *p, int fd, uint8_t dirs, uint64_t count, uint32
 	if (slot == CAP_MAX) {
 		snprintf(err, errlen, "%s: %u captures run already (the most at once)", cmd,
 			 CAP_MAX);
-		goto fail;
-	}
-	if (!is_stream_socket(fd)) {
-		snprintf(err, errlen, "%s: the descriptor passed is not a stream socket", cmd);
 		goto fail;
 	}
 	if (sw_capture_meta_register() != 0) {

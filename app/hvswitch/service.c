@@ -88,6 +88,9 @@ sw_service_log_init(void)
 	else
 		return false;
 	f = fopencookie(NULL, "w", io);
+	/* unbuffered: each message is written whole, under the stream's lock, with its own level */
+	if (f != NULL)
+		setvbuf(f, NULL, _IONBF, 0);
 	if (f == NULL || rte_openlog_stream(f) != 0) {
 		if (f != NULL)
 			fclose(f);

@@ -34,6 +34,7 @@ struct client {
 	uint64_t idle_ms;     /* connected, or last reply written */
 	uint64_t turn;        /* the poll that last gave it a turn */
 	int pass_fd;          /* passed with the next request (SCM_RIGHTS), -1: none */
+	bool read_once;       /* a descriptor counts only with a connection's first read */
 };
 
 struct hv_ctl_server {

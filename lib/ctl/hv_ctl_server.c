@@ -14,6 +14,8 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,17 +184,81 @@ client_turn(struct hv_ctl_server *s, unsigned int idx)
 	client_flush(s, idx);
 }
 
+/* Closes of passed descriptors that may wait, running at once; beyond, they leak (counted). */
+#define CLOSERS_MAX 8
+/* The kernel's SCM_MAX_FD: room for all a message carries, none dropped by truncation. */
+#define PASS_FDS_MAX 253
+
+static uint32_t closers_running;
+static uint64_t fds_leaked;
+
 /*
- * recv() that keeps a descriptor passed with the bytes (SCM_RIGHTS) for the
- * request they start: the kernel ends a read before a message that carries
- * descriptors, and lines already read have run before the next read. One is
- * kept; more, or another while one waits, are closed.
+ * Whether @fd is an AF_UNIX stream socket: the only kind a request may pass
+ * (hvctl passes one end of a socketpair). getsockopt() never calls into a
+ * file system (a non-socket fails with ENOTSOCK at once), and closing such a
+ * socket never waits.
+ */
+static bool
+fd_is_unix_stream(int fd)
+{
+	int v = 0;
+	socklen_t len = sizeof(v);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &len) != 0 || v != AF_UNIX)
+		return false;
+	len = sizeof(v);
+	return getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &len) == 0 && v == SOCK_STREAM;
+}
+
+static void *
+closer_main(void *arg)
+{
+	close((int)(intptr_t)arg);
+	__atomic_fetch_sub(&closers_running, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * Close a descriptor of any other kind off the control thread: its close may
+ * wait on its peer (a FUSE file's flush, a TCP socket set to linger). With
+ * CLOSERS_MAX such closes stuck already it is kept open and counted.
+ * @return false when it leaked: the client that sent it is to be dropped.
+ */
+static bool
+close_aside(int fd)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	bool started = false;
+
+	if (__atomic_add_fetch(&closers_running, 1, __ATOMIC_ACQ_REL) <= CLOSERS_MAX &&
+	    pthread_attr_init(&attr) == 0) {
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		started = pthread_create(&t, &attr, closer_main, (void *)(intptr_t)fd) == 0;
+		pthread_attr_destroy(&attr);
+	}
+	if (started)
+		return true;
+	__atomic_fetch_sub(&closers_running, 1, __ATOMIC_RELEASE);
+	if (__atomic_add_fetch(&fds_leaked, 1, __ATOMIC_RELAXED) % 1000 == 1)
+		fprintf(stderr,
+			"ctl: a passed descriptor left open: %d closes of others wait "
+			"(%llu in all)\n",
+			CLOSERS_MAX, (unsigned long long)fds_leaked);
+	return false;
+}
+
+/*
+ * recv() that keeps a descriptor passed with a connection's first bytes
+ * (SCM_RIGHTS) for its first request, and only an AF_UNIX stream socket:
+ * anything else, later or more is closed aside, never on this thread.
+ * -1 with errno EBADMSG when one could not be: drop the client.
  */
 static ssize_t
 recv_fds(struct client *c, char *buf, size_t len)
 {
 	union {
-		char buf[CMSG_SPACE(4 * sizeof(int))];
+		char buf[CMSG_SPACE(PASS_FDS_MAX * sizeof(int))];
 		struct cmsghdr align;
 	} cm;
 	struct iovec iov = {.iov_base = buf, .iov_len = len};
@@ -201,9 +267,11 @@ recv_fds(struct client *c, char *buf, size_t len)
 			    .msg_control = cm.buf,
 			    .msg_controllen = sizeof(cm.buf)};
 	ssize_t n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	bool first = !c->read_once, all_closed = true;
 
 	if (n < 0)
 		return n;
+	c->read_once = true;
 	for (struct cmsghdr *h = CMSG_FIRSTHDR(&mh); h != NULL; h = CMSG_NXTHDR(&mh, h)) {
 		size_t nfd;
 
@@ -214,11 +282,15 @@ recv_fds(struct client *c, char *buf, size_t len)
 			int fd;
 
 			memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof(int));
-			if (c->pass_fd < 0)
+			if (first && c->pass_fd < 0 && fd_is_unix_stream(fd))
 				c->pass_fd = fd;
-			else
-				close(fd);
+			else if (!close_aside(fd))
+				all_closed = false;
 		}
+	}
+	if (!all_closed) {
+		errno = EBADMSG;
+		return -1;
 	}
 	return n;
 }
