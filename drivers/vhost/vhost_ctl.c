@@ -600,9 +600,14 @@ server_listen(struct hv_vhost_port *port, const struct hv_vhost_port_conf *conf)
 		close(fd);
 		return rc;
 	}
-	/* owner and mode before listen(): until then a connect is refused */
-	if ((conf->sock_chown && chown(port->path, conf->sock_uid, conf->sock_gid) != 0) ||
-	    (conf->sock_perm != 0 && chmod(port->path, conf->sock_perm) != 0) ||
+	/*
+	 * Owner and mode before listen(): until then a connect is refused. Not
+	 * through a symlink: one swapped in for the socket must not hand a
+	 * root-owned file to the port's owner.
+	 */
+	if ((conf->sock_chown && lchown(port->path, conf->sock_uid, conf->sock_gid) != 0) ||
+	    (conf->sock_perm != 0 &&
+	     fchmodat(AT_FDCWD, port->path, conf->sock_perm, AT_SYMLINK_NOFOLLOW) != 0) ||
 	    listen(fd, 4) != 0) {
 		rc = -errno;
 		close(fd);
