@@ -56,6 +56,8 @@ sw_dp_capture(struct sw_capture *cap, unsigned int pmd, uint16_t q, struct rte_m
 	sent = k == 0 ? 0 : rte_ring_mp_enqueue_burst(cap->ring, (void **)copies, k, NULL);
 	if (unlikely(sent < k))
 		rte_pktmbuf_free_bulk(copies + sent, k - sent);
-	cap->cnt[pmd].captured += sent;
-	cap->cnt[pmd].dropped += n - sent;
+	/* one writer (this PMD); the control side loads them atomically */
+	__atomic_store_n(&cap->cnt[pmd].captured, cap->cnt[pmd].captured + sent, __ATOMIC_RELAXED);
+	__atomic_store_n(&cap->cnt[pmd].dropped, cap->cnt[pmd].dropped + (n - sent),
+			 __ATOMIC_RELAXED);
 }
