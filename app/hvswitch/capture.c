@@ -402,23 +402,6 @@ writer(void *arg)
 	return NULL;
 }
 
-/*
- * The descriptor must be an AF_UNIX stream socket: the end of the stream is
- * how the client stops it, and closing one never waits on a peer (lib/ctl
- * passes no other kind). getsockopt() never calls into a file system.
- */
-static bool
-is_stream_socket(int fd)
-{
-	int v = 0;
-	socklen_t len = sizeof(v);
-
-	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &len) != 0 || v != AF_UNIX)
-		return false;
-	len = sizeof(v);
-	return getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &len) == 0 && v == SOCK_STREAM;
-}
-
 int
 sw_capture_start(struct sw_port *p, int fd, uint8_t dirs, uint64_t count, uint32_t snaplen,
 		 char *err, size_t errlen)
@@ -430,8 +413,11 @@ sw_capture_start(struct sw_port *p, int fd, uint8_t dirs, uint64_t count, uint32
 	unsigned int slot = CAP_MAX;
 	pthread_t tid;
 
-	/* first: any other kind might make the close below wait */
-	if (!is_stream_socket(fd)) {
+	/*
+	 * First: the end of the stream is how the client stops the capture, and
+	 * closing any other kind might make the close below wait.
+	 */
+	if (!hv_ctl_fd_is_unix_stream(fd)) {
 		snprintf(err, errlen, "%s: the descriptor passed is not an AF_UNIX stream socket",
 			 cmd);
 		goto fail;

@@ -234,13 +234,21 @@ const struct hv_ctl_peer *hv_ctl_current_peer(void);
 
 /**
  * Take the file descriptor the client passed (SCM_RIGHTS) with the request
- * the calling handler runs; the caller then owns it (closes it). A
- * descriptor no handler takes is closed once its request has run, and at
- * most one comes with a request (more are closed at once).
+ * the calling handler runs; the caller then owns it (closes it). Only an
+ * AF_UNIX stream socket passed with a connection's first request comes here
+ * (any other is closed off the polling thread: its close might wait); one no
+ * handler takes is closed once its request has run.
  *
  * @return the descriptor (O_CLOEXEC), or -1 when none came. Thread: the polling one.
  */
 int hv_ctl_current_take_fd(void);
+
+/**
+ * Whether @p fd is an AF_UNIX stream socket, learnt with getsockopt(), which
+ * never calls into a file system (a FUSE file cannot stall the caller), and
+ * whose close never waits on a peer. Any thread.
+ */
+bool hv_ctl_fd_is_unix_stream(int fd);
 
 /**
  * Copy at most max bytes of src into dst as valid UTF-8: an invalid byte

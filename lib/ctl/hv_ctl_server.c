@@ -192,14 +192,9 @@ client_turn(struct hv_ctl_server *s, unsigned int idx)
 static uint32_t closers_running;
 static uint64_t fds_leaked;
 
-/*
- * Whether @fd is an AF_UNIX stream socket: the only kind a request may pass
- * (hvctl passes one end of a socketpair). getsockopt() never calls into a
- * file system (a non-socket fails with ENOTSOCK at once), and closing such a
- * socket never waits.
- */
-static bool
-fd_is_unix_stream(int fd)
+/* the only kind a request may pass (hvctl passes one end of a socketpair) */
+bool
+hv_ctl_fd_is_unix_stream(int fd)
 {
 	int v = 0;
 	socklen_t len = sizeof(v);
@@ -282,7 +277,7 @@ recv_fds(struct client *c, char *buf, size_t len)
 			int fd;
 
 			memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof(int));
-			if (first && c->pass_fd < 0 && fd_is_unix_stream(fd))
+			if (first && c->pass_fd < 0 && hv_ctl_fd_is_unix_stream(fd))
 				c->pass_fd = fd;
 			else if (!close_aside(fd))
 				all_closed = false;
