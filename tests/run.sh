@@ -68,6 +68,7 @@ build_and_test() {
 fuzz_targets=(
 	"fuzz_msg tests/fuzz/corpus/msg"
 	"fuzz_vring tests/fuzz/corpus/vring"
+	"fuzz_packed tests/fuzz/corpus/packed"
 	"fuzz_offload tests/fuzz/corpus/offload"
 	"fuzz_vmm tests/fuzz/corpus/vmm"
 	"fuzz_ctl tests/fuzz/corpus/ctl"

@@ -60,13 +60,14 @@ enum hv_vhost_dir {
 #define HV_VHOST_F_EVENT_IDX (UINT64_C(1) << VIRTIO_RING_F_EVENT_IDX)
 #define HV_VHOST_F_VERSION_1 (UINT64_C(1) << VIRTIO_F_VERSION_1)
 #define HV_VHOST_F_IN_ORDER (UINT64_C(1) << VIRTIO_F_IN_ORDER)
+#define HV_VHOST_F_RING_PACKED (UINT64_C(1) << VIRTIO_F_RING_PACKED)
 
 /** Every feature bit the driver can negotiate. */
 #define HV_VHOST_FEATURES_SUPPORTED                                                                \
 	(HV_VHOST_F_CSUM | HV_VHOST_F_GUEST_CSUM | HV_VHOST_F_GUEST_TSO4 | HV_VHOST_F_GUEST_TSO6 | \
 	 HV_VHOST_F_HOST_TSO4 | HV_VHOST_F_HOST_TSO6 | HV_VHOST_F_MRG_RXBUF | HV_VHOST_F_MQ |      \
 	 HV_VHOST_F_INDIRECT_DESC | HV_VHOST_F_EVENT_IDX | HV_VHOST_F_VERSION_1 |                  \
-	 HV_VHOST_F_IN_ORDER)
+	 HV_VHOST_F_IN_ORDER | HV_VHOST_F_RING_PACKED)
 
 /**
  * Offered when a port's configuration leaves features at 0: everything the
@@ -92,7 +93,8 @@ enum hv_vhost_dir {
 	X(BAD_INDIRECT, "bad_indirect")     /* indirect not agreed, nested, odd size */            \
 	X(BAD_ADDR, "bad_addr")             /* buffer outside guest memory */                      \
 	X(BAD_DIRECTION, "bad_direction")   /* writable on TX, read-only on RX */                  \
-	X(CALL_BLOCKED, "call_blocked")     /* callfd write would block: ring stopped */
+	X(CALL_BLOCKED, "call_blocked")     /* callfd write would block: ring stopped */           \
+	X(BAD_ID, "bad_id")                 /* packed: buffer id out of range or in flight */
 
 /** Drop reasons, indices into hv_vhost_vring_stats.drops (0 is no reason: success). */
 enum hv_vhost_drop {

@@ -243,6 +243,10 @@ vring_try_start(struct hv_vhost_port *port, struct hv_vring *vr)
 	if (port->mem.n == 0 || !vr->num_set || !vr->addr_set || !vr->started || !vr->enabled ||
 	    __atomic_load_n(&vr->broken, __ATOMIC_ACQUIRE))
 		return;
+	if (port->packed) {
+		vhost_packed_start(port, vr);
+		return;
+	}
 	vr->desc = hv_mem_uva(&port->mem, vr->desc_ua, sizeof(struct vring_desc) * vr->size);
 	vr->avail = hv_mem_uva(&port->mem, vr->avail_ua, avail_bytes(vr->size));
 	vr->used = hv_mem_uva(&port->mem, vr->used_ua, used_bytes(vr->size));
@@ -288,6 +292,7 @@ vring_reset(struct hv_vring *vr)
 	vr->mask = 0;
 	vr->last_avail_idx = 0;
 	vr->last_used_idx = 0;
+	vr->avail_wrap = vr->used_wrap = true; /* a packed ring starts at wrap counter 1 */
 	vr->signalled_used_valid = false;
 	vr->used_repeats = false;
 	__atomic_store_n(&vr->broken, false, __ATOMIC_RELAXED);
@@ -309,6 +314,7 @@ vhost_dev_set_features(struct hv_vhost_port *port, uint64_t features)
 	port->event_idx = !!(features & HV_VHOST_F_EVENT_IDX);
 	port->indirect = !!(features & HV_VHOST_F_INDIRECT_DESC);
 	port->in_order = !!(features & HV_VHOST_F_IN_ORDER);
+	port->packed = !!(features & HV_VHOST_F_RING_PACKED);
 }
 
 void
@@ -320,6 +326,7 @@ vhost_dev_init(struct hv_vhost_port *port)
 
 		memset(vr, 0, sizeof(*vr));
 		vr->kickfd = vr->callfd = vr->errfd = -1;
+		vr->avail_wrap = vr->used_wrap = true;
 		vhost_borrow_init(vr);
 	}
 	vhost_dev_watch_calls(port);

@@ -67,8 +67,10 @@ extern bool vhost_call_blocked[HV_VHOST_MAX_PORTS];
  */
 extern bool vhost_mem_lost[HV_VHOST_MAX_PORTS];
 
-/* Largest ring we accept (the virtio spec's maximum for split rings). */
+/* Largest ring we accept (the virtio spec's maximum for split and packed rings). */
 #define HV_VRING_MAX_SIZE 32768
+/* Buffer ids one burst of a packed ring keeps in flight before it publishes. */
+#define HV_PACKED_BURST_IDS 1024
 
 struct hv_vring {
 	/* ---- data path (the polling thread) ---- */
@@ -99,6 +101,22 @@ struct hv_vring {
 	struct rte_mbuf_ext_shared_info borrow_shinfo;
 	struct hv_vhost_vring_stats stats;
 	struct hv_ratelimit log_rl;
+	/*
+	 * The packed ring (port->packed; desc, avail, used unused): positions
+	 * are last_avail_idx and last_used_idx with their wrap counters.
+	 */
+	struct vring_packed_desc *pdesc;
+	struct vring_packed_desc_event *driver_event; /* the guest's: which interrupts it wants */
+	struct vring_packed_desc_event *device_event; /* ours: which kicks we want */
+	bool avail_wrap;
+	bool used_wrap;
+	bool pk_pending; /* a used slot's flags wait for the end of the burst */
+	uint16_t pk_pending_idx;
+	uint16_t pk_pending_flags;
+	uint32_t pk_unsignalled; /* used slots published since the last interrupt decision */
+	uint16_t pk_nids;        /* ids of the burst in flight, in pk_ids */
+	uint16_t pk_ids[HV_PACKED_BURST_IDS];
+	uint64_t pk_inflight[HV_VRING_MAX_SIZE / 64]; /* bit per buffer id taken, not returned */
 
 	/* ---- control thread ---- */
 	int kickfd;
@@ -143,6 +161,7 @@ struct hv_vhost_port {
 	bool event_idx;
 	bool indirect;
 	bool in_order; /* VIRTIO_F_IN_ORDER: one used entry per TX burst */
+	bool packed;   /* VIRTIO_F_RING_PACKED: vhost_packed_*.c serve the rings */
 	hv_vhost_irq_hook_t *irq_hook;
 	void *irq_ctx;
 	struct hv_mem mem;
@@ -248,6 +267,37 @@ void vring_break(struct hv_vhost_port *port, struct hv_vring *vr, enum hv_vhost_
  * if it wants it, or hand the @entries new ones to the port's irq hook.
  */
 void vring_used_done(struct hv_vhost_port *port, struct hv_vring *vr, uint16_t entries);
+
+/* ---- the packed ring (vhost_packed_ring.c, vhost_packed_rxtx.c) ---- */
+
+/* Control thread: map a packed ring's areas, check its base, and start it. */
+void vhost_packed_start(struct hv_vhost_port *port, struct hv_vring *vr);
+/*
+ * Control thread, ring paused: SET_VRING_BASE of a packed ring (bits 0-14 the
+ * next avail slot, bit 15 its wrap counter; bits 16-31, the used slot and
+ * its wrap counter, equal them at rest). @return 0 or -EINVAL.
+ */
+int vhost_packed_set_base(struct hv_vhost_port *port, struct hv_vring *vr, uint32_t base);
+/* Control thread, ring paused: the state GET_VRING_BASE returns (same layout). */
+uint32_t vhost_packed_get_base(const struct hv_vring *vr);
+/*
+ * Data path: whether the guest wants an interrupt for the used slots
+ * published since the last decision (@move_mark: this is the decision), or
+ * for the last @entries ones (!@move_mark); a full fence first.
+ */
+bool vhost_packed_wants_irq(const struct hv_vhost_port *port, struct hv_vring *vr, uint32_t entries,
+			    bool move_mark);
+/* Data path: make the used descriptors of a burst visible (the withheld flags). */
+void vhost_packed_publish(struct hv_vring *vr, uint16_t entries);
+/* Polling thread, ring entered: ask for kicks (@on) or not (device event area). */
+void vhost_packed_notify(struct hv_vring *vr, bool on);
+/* Polling thread, ring entered: whether the next descriptor is available. */
+bool vhost_packed_has_avail(const struct hv_vring *vr);
+/* Bursts of a packed ring, ring entered: as hv_vhost_rx_burst()/hv_vhost_tx_burst(). */
+uint16_t vhost_packed_rx(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf **pkts,
+			 uint16_t n);
+uint16_t vhost_packed_tx(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf **pkts,
+			 uint16_t n);
 
 /* ---- borrowed tails (vhost_borrow.c) ---- */
 

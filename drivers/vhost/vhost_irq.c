@@ -29,6 +29,8 @@ guest_wants_irq(const struct hv_vhost_port *port, struct hv_vring *vr)
 	 * or the guest may re-arm after our read and wait for an interrupt that
 	 * never comes (store-load ordering needs a full fence).
 	 */
+	if (port->packed)
+		return vhost_packed_wants_irq(port, vr, 0, true);
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (!port->event_idx)
 		return !(__atomic_load_n(&vr->avail->flags, __ATOMIC_RELAXED) &
@@ -55,6 +57,8 @@ guest_wants_irq_for(const struct hv_vhost_port *port, struct hv_vring *vr, uint1
 {
 	uint16_t new = vr->last_used_idx, used_event;
 
+	if (port->packed)
+		return vhost_packed_wants_irq(port, vr, entries, false);
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (!port->event_idx)
 		return !(__atomic_load_n(&vr->avail->flags, __ATOMIC_RELAXED) &
@@ -111,7 +115,10 @@ vring_signal(struct hv_vhost_port *port, struct hv_vring *vr)
 void
 vring_used_done(struct hv_vhost_port *port, struct hv_vring *vr, uint16_t entries)
 {
-	used_publish(vr);
+	if (port->packed)
+		vhost_packed_publish(vr, entries);
+	else
+		used_publish(vr);
 	if (port->irq_hook != NULL) {
 		struct hv_vhost_irq_event ev = {
 			.entries = entries,

@@ -26,12 +26,16 @@ hv_vhost_vring_notify(struct hv_vhost_port *port, uint16_t qp, enum hv_vhost_dir
 		return -EAGAIN;
 	if (on)
 		__atomic_store_n(&vr->kick_watch, 1, __ATOMIC_RELEASE);
-	if (port->event_idx)
+	if (port->packed)
+		vhost_packed_notify(vr, on);
+	else if (port->event_idx)
 		/* kick on the next buffer; off: not before the index wraps around */
 		__atomic_store_n(avail_event(vr),
 				 on ? vr->last_avail_idx : (uint16_t)(vr->last_avail_idx - 1),
 				 __ATOMIC_RELAXED);
-	__atomic_store_n(&vr->used->flags, on ? 0 : VRING_USED_F_NO_NOTIFY, __ATOMIC_RELAXED);
+	if (!port->packed)
+		__atomic_store_n(&vr->used->flags, on ? 0 : VRING_USED_F_NO_NOTIFY,
+				 __ATOMIC_RELAXED);
 	if (!on)
 		__atomic_store_n(&vr->kick_watch, 0, __ATOMIC_RELEASE);
 	vring_leave(vr);
@@ -48,7 +52,10 @@ hv_vhost_vring_has_avail(struct hv_vhost_port *port, uint16_t qp, enum hv_vhost_
 		return false;
 	/* our flag store before the guest's index load: store-load needs a full fence */
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
-	has = __atomic_load_n(&vr->avail->idx, __ATOMIC_ACQUIRE) != vr->last_avail_idx;
+	if (port->packed)
+		has = vhost_packed_has_avail(vr);
+	else
+		has = __atomic_load_n(&vr->avail->idx, __ATOMIC_ACQUIRE) != vr->last_avail_idx;
 	vring_leave(vr);
 	return has;
 }

@@ -255,7 +255,8 @@ vhost_msg_set_vring_num(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 
 	if (vr == NULL)
 		return -EINVAL;
-	if (num == 0 || num > HV_VRING_MAX_SIZE || (num & (num - 1)) != 0) {
+	/* a packed ring may have any size (virtio 1.2, 2.8.10) */
+	if (num == 0 || num > HV_VRING_MAX_SIZE || ((num & (num - 1)) != 0 && !port->packed)) {
 		VHOST_LOG(ERR, port, "vring size %u refused: not a power of 2 up to %u", num,
 			  HV_VRING_MAX_SIZE);
 		return -EINVAL;
@@ -297,6 +298,8 @@ vhost_msg_set_vring_base(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 
 	if (vr == NULL)
 		return -EINVAL;
+	if (port->packed)
+		return vhost_packed_set_base(port, vr, base);
 	if (base > UINT16_MAX) {
 		VHOST_LOG(ERR, port, "vring base %u refused: split rings count to 65535", base);
 		return -EINVAL;
@@ -324,7 +327,8 @@ vhost_msg_get_vring_base(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 	vhost_close_fd(&vr->kickfd);
 	__atomic_store_n(&vr->broken, false, __ATOMIC_RELAXED);
 	ctx->reply->payload.state.index = index;
-	ctx->reply->payload.state.num = vr->last_avail_idx;
+	ctx->reply->payload.state.num =
+		port->packed ? vhost_packed_get_base(vr) : vr->last_avail_idx;
 	ctx->reply->hdr.size = sizeof(struct vhost_vring_state);
 	return 0;
 }

@@ -13,13 +13,13 @@ desc_read(const struct vring_desc *table, uint32_t idx, struct vring_desc *d)
 	rte_compiler_barrier();
 }
 
-static int
-chain_add(const struct hv_mem *mem, uint32_t *hint, const struct vring_desc *d, struct hv_chain *c)
+int
+hv_chain_add(const struct hv_mem *mem, uint32_t *hint, uint64_t addr, uint32_t dlen,
+	     struct hv_chain *c)
 {
-	uint64_t addr = d->addr;
-	uint64_t left = d->len;
+	uint64_t left = dlen;
 
-	if (d->len > HV_CHAIN_MAX_LEN - c->len)
+	if (dlen > HV_CHAIN_MAX_LEN - c->len)
 		return HV_VHOST_DROP_TOO_LONG;
 	while (left > 0) {
 		uint64_t len = left;
@@ -35,7 +35,7 @@ chain_add(const struct hv_mem *mem, uint32_t *hint, const struct vring_desc *d, 
 		addr += len;
 		left -= len;
 	}
-	c->len += d->len;
+	c->len += dlen;
 	return 0;
 }
 
@@ -79,7 +79,7 @@ hv_vring_walk(const struct vring_desc *desc, uint16_t size, const struct hv_mem 
 		}
 		if (!!(d.flags & VRING_DESC_F_WRITE) != writable)
 			return HV_VHOST_DROP_BAD_DIRECTION;
-		rc = chain_add(mem, hint, &d, c);
+		rc = hv_chain_add(mem, hint, d.addr, d.len, c);
 		if (rc != 0)
 			return rc;
 		if (!(d.flags & VRING_DESC_F_NEXT))

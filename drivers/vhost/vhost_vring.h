@@ -37,6 +37,14 @@ struct hv_chain {
 };
 
 /*
+ * Append @len bytes of guest memory at guest-physical @addr to @c, split at
+ * region boundaries. @return 0, HV_VHOST_DROP_TOO_LONG (over HV_CHAIN_MAX_LEN
+ * in all), HV_VHOST_DROP_BAD_ADDR or HV_VHOST_DROP_TOO_MANY_SEGS.
+ */
+int hv_chain_add(const struct hv_mem *mem, uint32_t *hint, uint64_t addr, uint32_t len,
+		 struct hv_chain *c);
+
+/*
  * Map the chain starting at @head of a descriptor table of @size entries.
  * Every descriptor must be writable (@writable) or read-only (!@writable).
  * @return 0, or the drop reason (enum hv_vhost_drop) that stops it.

@@ -169,6 +169,48 @@ def vring_seeds():
     return seeds
 
 
+# ---- packed rings (fuzz_packed) ----
+
+P_AVAIL, P_USED = 1 << 7, 1 << 15
+
+
+def pdesc(addr, length, buf_id, flags):
+    return struct.pack("<QIHH", addr, length, buf_id, flags)
+
+
+def packed_input(size, pos, flags, image):
+    return struct.pack("<HHB", size - 1, pos, flags) + bytes(image)
+
+
+def packed_seeds():
+    seeds = {}
+    avail1 = P_AVAIL  # available at wrap counter 1
+    img = bytearray()
+    put(img, 0, pdesc(R0_GPA + 0x1000, 64, 0, avail1))
+    seeds["single"] = packed_input(16, 0, 4, img)
+
+    # writable chain across the end of a 16-slot ring: slots 15, 0, 1 (wrap flips)
+    img = bytearray()
+    put(img, 15 * 16, pdesc(R0_GPA + 0x1000, 100, 0, avail1 | F_WRITE | F_NEXT))
+    put(img, 0 * 16, pdesc(R1_GPA[0] + 0x200, 200, 0, P_USED | F_WRITE | F_NEXT))
+    put(img, 1 * 16, pdesc(R1_GPA[0] - 0x10, 0x20, 3, P_USED | F_WRITE))
+    seeds["chain_wrap"] = packed_input(16, 15, 1 | 4, img)
+
+    # indirect table of 4 entries at the start of region 1, after a gap
+    img = bytearray()
+    put(img, 2 * 16, pdesc(R1_GPA[1], 4 * 16, 5, avail1 | F_INDIRECT))
+    for i in range(4):
+        put(img, REGION + i * 16, pdesc(R0_GPA + 0x1000 + i * 0x100, 0x40, 0, 0))
+    seeds["indirect"] = packed_input(16, 2, 2 | 4 | (1 << 3), img)
+
+    # a burst of 8 single descriptors at wrap counter 0 (a 7-slot ring: any size)
+    img = bytearray()
+    for i in range(7):
+        put(img, i * 16, pdesc(R0_GPA + 0x2000 + i * 0x100, 60, i, P_USED))
+    seeds["burst_wrap0"] = packed_input(7, 0, 0, img)
+    return seeds
+
+
 # ---- from-guest offload requests (fuzz_offload) ----
 
 def ip_csum(b):
@@ -285,6 +327,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "corpus")
     for sub, seeds in (("msg", msg_seeds()), ("vring", vring_seeds()),
+                      ("packed", packed_seeds()),
                        ("offload", offload_seeds()), ("vmm", vmm_seeds())):
         d = os.path.join(out, sub)
         os.makedirs(d, exist_ok=True)

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The packed virtqueue (VIRTIO_F_RING_PACKED, virtio 1.2 section 2.8): its
+ * descriptor walker, pure (it reads the descriptor ring and translates
+ * through the memory table, nothing else: unit-tested on synthetic rings and
+ * fuzzed by tests/fuzz/fuzz_packed.c), and the entry points of its data path
+ * and ring state (vhost_packed_rxtx.c, vhost_packed_ring.c).
+ */
+#ifndef HV_VHOST_PACKED_H
+#define HV_VHOST_PACKED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_atomic.h>
+#include <rte_branch_prediction.h>
+
+#include "vhost_vring.h"
+
+/* Descriptor flags of the packed ring (the kernel's UAPI gives bit numbers). */
+#define HV_PACKED_F_AVAIL ((uint16_t)(1u << VRING_PACKED_DESC_F_AVAIL))
+#define HV_PACKED_F_USED ((uint16_t)(1u << VRING_PACKED_DESC_F_USED))
+/* Bit 15 of an event offset and of a vring base: the wrap counter. */
+#define HV_PACKED_WRAP_BIT ((uint16_t)(1u << VRING_PACKED_EVENT_F_WRAP_CTR))
+
+/* hv_packed_walk(): the descriptor at the position is not available (the ring is empty). */
+#define HV_PACKED_EMPTY (-1)
+
+/* A position in the packed ring: slot and the wrap counter it is read with. */
+struct hv_packed_pos {
+	uint16_t idx;
+	bool wrap;
+};
+
+/* What a walk found besides the buffers (struct hv_chain). */
+struct hv_packed_buf {
+	uint16_t id;               /* buffer id: the last ring descriptor's (virtio 1.2, 2.8.6) */
+	uint16_t ndesc;            /* ring slots the chain takes (an indirect table takes one) */
+	struct hv_packed_pos next; /* the position after the chain */
+};
+
+/* Whether descriptor flags @flags say "available" to a reader at wrap counter @wrap. */
+static inline bool
+hv_packed_avail(uint16_t flags, bool wrap)
+{
+	return !!(flags & HV_PACKED_F_AVAIL) == wrap && !!(flags & HV_PACKED_F_USED) != wrap;
+}
+
+/* The position @n slots after @p in a ring of @size slots (@n <= @size). */
+static inline struct hv_packed_pos
+hv_packed_advance(struct hv_packed_pos p, uint16_t n, uint16_t size)
+{
+	uint32_t idx = (uint32_t)p.idx + n;
+
+	if (idx >= size) {
+		idx -= size;
+		p.wrap = !p.wrap;
+	}
+	p.idx = (uint16_t)idx;
+	return p;
+}
+
+/*
+ * Map the chain whose first descriptor is at @at of a packed descriptor ring
+ * of @size slots. Each descriptor is read once: its flags first (acquire:
+ * the driver writes them last), then the other fields into a local copy.
+ * Checked: every ring descriptor of the chain available under its wrap
+ * counter, at most @size of them; the buffer id below @size; every piece
+ * writable (@writable) or read-only; an indirect descriptor only when
+ * @indirect_ok, alone (no NEXT, not in a chain), its table a whole number of
+ * descriptors, at most HV_VRING_MAX_INDIRECT, lying whole in one region of
+ * guest memory, no INDIRECT inside it; the pieces in guest memory
+ * (hv_mem_gpa()), at most HV_CHAIN_MAX_IOV and HV_CHAIN_MAX_LEN bytes.
+ * Writes only @c, @b and the region cache *@hint.
+ * @return 0; HV_PACKED_EMPTY when the descriptor at @at is not available;
+ *         or the drop reason (enum hv_vhost_drop) that stops the chain.
+ */
+int hv_packed_walk(const struct vring_packed_desc *ring, uint16_t size, const struct hv_mem *mem,
+		   uint32_t *hint, struct hv_packed_pos at, bool writable, bool indirect_ok,
+		   struct hv_chain *c, struct hv_packed_buf *b);
+
+/*
+ * hv_packed_walk() with the common case inline: one direct descriptor lying
+ * in the region last hit. Anything else goes through the full walker.
+ */
+static inline int
+hv_packed_walk_fast(const struct vring_packed_desc *ring, uint16_t size, const struct hv_mem *mem,
+		    uint32_t *hint, struct hv_packed_pos at, bool writable, bool indirect_ok,
+		    struct hv_chain *c, struct hv_packed_buf *b)
+{
+	if (likely(at.idx < size && *hint < mem->n)) {
+		const struct vring_packed_desc *d = &ring[at.idx];
+		/* flags first: the driver stores them last, with release */
+		uint16_t flags = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
+		const struct hv_mem_region *r = &mem->r[*hint];
+		uint64_t addr, off;
+		uint32_t len;
+		uint16_t id;
+
+		if (!hv_packed_avail(flags, at.wrap))
+			return HV_PACKED_EMPTY;
+		addr = __atomic_load_n(&d->addr, __ATOMIC_RELAXED);
+		len = __atomic_load_n(&d->len, __ATOMIC_RELAXED);
+		id = __atomic_load_n(&d->id, __ATOMIC_RELAXED);
+		off = addr - r->gpa;
+		if (likely(!(flags & (VRING_DESC_F_NEXT | VRING_DESC_F_INDIRECT)) &&
+			   !!(flags & VRING_DESC_F_WRITE) == writable && id < size && len > 0 &&
+			   len <= HV_CHAIN_MAX_LEN && off < r->size && len <= r->size - off)) {
+			c->head = at.idx;
+			c->n_iov = 1;
+			c->len = len;
+			c->iov[0].base = r->hva + off;
+			c->iov[0].len = len;
+			b->id = id;
+			b->ndesc = 1;
+			b->next = hv_packed_advance(at, 1, size);
+			return 0;
+		}
+	}
+	return hv_packed_walk(ring, size, mem, hint, at, writable, indirect_ok, c, b);
+}
+
+/* Whether a packed walk error means the ring is corrupt (stop it), not one frame. */
+static inline bool
+hv_packed_error_is_fatal(int reason)
+{
+	return reason == HV_VHOST_DROP_BAD_ID || hv_vring_error_is_fatal(reason);
+}
+
+#endif

@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The data path of a packed ring: frames out of the guest's TX ring into
+ * mbufs, and mbufs into its RX ring. Runs on the polling thread inside
+ * hv_vhost_rx_burst() / hv_vhost_tx_burst() (ring entered); no locks, no
+ * allocation but mbufs. Guest memory is written only through
+ * vhost_packed_guest.h.
+ *
+ * Used descriptors go where the chains they return began, as they are
+ * returned; the first of a burst keeps its flags until the burst ends
+ * (vhost_packed_publish(), from vring_used_done()), so that the guest, which
+ * reads them in ring order, sees the burst whole.
+ */
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "vhost_frame.h"
+#include "vhost_internal.h"
+#include "vhost_packed.h"
+#include "vhost_packed_guest.h"
+
+/* Frames one receive burst takes at most (a caller asks for 32). */
+#define PK_RX_MAX 64
+/* Guest buffers one frame into the guest may take (64 KiB in 256-byte buffers). */
+#define PK_FRAME_MAX_BUFS 256
+
+/* ---- buffer ids in flight: taken from the ring, not yet returned ---- */
+
+/* Take id @id (below the ring size: the walker checked); false if it is in flight. */
+static inline bool
+id_take(struct hv_vring *vr, uint16_t id)
+{
+	uint64_t bit = UINT64_C(1) << (id & 63);
+
+	if (unlikely(vr->pk_inflight[id >> 6] & bit))
+		return false;
+	vr->pk_inflight[id >> 6] |= bit;
+	return true;
+}
+
+static inline void
+id_put(struct hv_vring *vr, uint16_t id)
+{
+	vr->pk_inflight[id >> 6] &= ~(UINT64_C(1) << (id & 63));
+}
+
+/* Ids of a burst: their bits are cleared when the burst's used descriptors are published. */
+static inline void
+ids_release(struct hv_vring *vr)
+{
+	for (uint16_t i = 0; i < vr->pk_nids; i++)
+		id_put(vr, vr->pk_ids[i]);
+	vr->pk_nids = 0;
+}
+
+/* Stop the ring for a guest that broke it; the burst's ids go back. */
+static void
+pk_break(struct hv_vhost_port *port, struct hv_vring *vr, int why)
+{
+	ids_release(vr);
+	vring_break(port, vr, why);
+}
+
+/* ---- out of the guest's TX ring ---- */
+
+uint16_t
+vhost_packed_rx(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct hv_packed_pos at = {vr->last_avail_idx, vr->avail_wrap};
+	struct hv_packed_pos used = {vr->last_used_idx, vr->used_wrap};
+	struct hv_packed_pos first_used = used;
+	struct hv_chain chain;
+	struct hv_packed_buf b;
+	uint16_t count = 0, last_id = 0;
+	uint32_t slots = 0;
+	bool held = false;
+
+	n = RTE_MIN(n, (uint16_t)PK_RX_MAX);
+	/* one load says whether there is anything: an idle ring costs no mbufs */
+	if (n == 0 || !vhost_packed_has_avail(vr))
+		goto out;
+	if (unlikely(rte_pktmbuf_alloc_bulk(port->mp, pkts, n) != 0)) {
+		vr->stats.drops[HV_VHOST_DROP_NO_MBUF]++;
+		goto out;
+	}
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[count];
+		bool borrowed = false;
+		int rc;
+
+		rc = hv_packed_walk_fast(vr->pdesc, vr->size, &port->mem, &vr->mem_hint, at, false,
+					 port->indirect, &chain, &b);
+		if (rc == HV_PACKED_EMPTY)
+			break;
+		/* the walker stops only at a corrupt ring: a chain it cannot skip */
+		if (unlikely(rc != 0)) {
+			pk_break(port, vr, rc);
+			break;
+		}
+		if (unlikely(!id_take(vr, b.id))) {
+			pk_break(port, vr, HV_VHOST_DROP_BAD_ID);
+			break;
+		}
+		rc = dequeue_one(port, vr, &chain, m, &borrowed);
+		if (unlikely(rc == HV_VHOST_DROP_NO_MBUF)) {
+			/* leave the chain to the guest; retry on the next burst */
+			id_put(vr, b.id);
+			vr->stats.drops[rc]++;
+			break;
+		}
+		vr->pk_ids[vr->pk_nids++] = b.id;
+		/* in order, one used descriptor returns the batch (virtio 1.2, 2.8.9) */
+		if (!port->in_order)
+			pk_used_store(vr, used, b.id, 0);
+		last_id = b.id;
+		slots += b.ndesc;
+		used = hv_packed_advance(used, b.ndesc, vr->size);
+		at = b.next;
+		if (unlikely(rc != 0)) {
+			vr->stats.drops[rc]++;
+			if (m->next != NULL)
+				rte_pktmbuf_free(m->next);
+			rte_pktmbuf_reset(m);
+			continue;
+		}
+		held |= borrowed;
+		vr->stats.borrowed += borrowed;
+		count++;
+	}
+	if (count < n)
+		rte_pktmbuf_free_bulk(&pkts[count], n - count);
+	vr->stats.packets += count;
+	if (slots == 0)
+		goto out;
+	if (port->in_order)
+		pk_used_store(vr, first_used, last_id, 0);
+	vr->last_avail_idx = at.idx;
+	vr->avail_wrap = at.wrap;
+	vr->last_used_idx = used.idx;
+	vr->used_wrap = used.wrap;
+	ids_release(vr);
+	slots = RTE_MIN(slots, (uint32_t)UINT16_MAX);
+	/* entries written but not published: the guest must not reuse what we borrow */
+	if (held) {
+		vr->held = true;
+		vr->held_entries = (uint16_t)slots;
+		return count;
+	}
+	vring_used_done(port, vr, (uint16_t)slots);
+out:
+	vring_leave(vr);
+	return count;
+}
+
+/* ---- into the guest's RX ring ---- */
+
+struct pk_writer {
+	struct copy_batch *batch;
+	const struct hv_chain *c;
+	uint16_t i;   /* current iov */
+	uint32_t off; /* bytes written in it */
+	uint32_t written;
+};
+
+/* Copy @len bytes into the chain from the writer's place; @batched: @src outlives the burst. */
+static inline uint32_t
+pk_put(struct pk_writer *w, const uint8_t *src, uint32_t len, bool batched)
+{
+	uint32_t done = 0;
+
+	while (done < len && w->i < w->c->n_iov) {
+		const struct hv_iov *v = &w->c->iov[w->i];
+		uint32_t k = RTE_MIN(v->len - w->off, len - done);
+
+		if (batched)
+			pk_guest_copy_batched(w->batch, v->base + w->off, src + done, k);
+		else
+			pk_guest_copy(v->base + w->off, src + done, k);
+		done += k;
+		w->off += k;
+		if (w->off == v->len) {
+			w->i++;
+			w->off = 0;
+		}
+	}
+	w->written += done;
+	return done;
+}
+
+struct mbuf_cursor {
+	const struct rte_mbuf *seg;
+	uint32_t off;
+};
+
+/* Copy from the mbuf until it is exhausted or the chain is full. */
+static inline void
+pk_mbuf_to_chain(struct mbuf_cursor *mc, struct pk_writer *w)
+{
+	while (mc->seg != NULL) {
+		uint32_t left = mc->seg->data_len - mc->off;
+		uint32_t k;
+
+		if (left == 0) {
+			mc->seg = mc->seg->next;
+			mc->off = 0;
+			continue;
+		}
+		k = pk_put(w, rte_pktmbuf_mtod_offset(mc->seg, const uint8_t *, mc->off), left,
+			   true);
+		mc->off += k;
+		if (k < left)
+			return;
+	}
+}
+
+/* Where a burst into the guest stands. */
+struct pk_tx {
+	struct hv_packed_pos at;   /* next avail slot */
+	struct hv_packed_pos used; /* next used slot */
+	uint32_t slots;            /* used slots written */
+	struct copy_batch batch;   /* short copies, done before the burst publishes */
+};
+
+/* One buffer a frame took. */
+struct pk_frame_buf {
+	uint16_t id;
+	uint16_t ndesc;
+	uint32_t len;
+};
+
+/* Address of byte @off of a chain (it lies within the chain). */
+static inline uint8_t *
+pk_chain_byte(const struct hv_chain *c, uint32_t off)
+{
+	for (uint16_t i = 0; i < c->n_iov; i++) {
+		if (off < c->iov[i].len)
+			return c->iov[i].base + off;
+		off -= c->iov[i].len;
+	}
+	return NULL;
+}
+
+/*
+ * The net header into the first buffer (at least hdr_size long); @nb gets
+ * where the two bytes of num_buffers lie, which a frame of several buffers
+ * rewrites.
+ */
+static inline void
+pk_hdr_write(struct hv_vhost_port *port, struct pk_writer *w, const struct virtio_net_hdr_v1 *h,
+	     uint8_t *nb[2])
+{
+	const struct hv_chain *c = w->c;
+	const uint32_t nb_off = offsetof(struct virtio_net_hdr_v1, num_buffers);
+
+	if (likely(c->iov[0].len >= port->hdr_size)) {
+		pk_guest_hdr_store(c->iov[0].base, h, port->hdr_size);
+		nb[0] = c->iov[0].base + nb_off;
+		nb[1] = nb[0] + 1;
+		w->off = port->hdr_size;
+		w->written = port->hdr_size;
+		if (w->off == c->iov[0].len) {
+			w->i = 1;
+			w->off = 0;
+		}
+		return;
+	}
+	/* a header in pieces: an odd guest's, not a wrong one */
+	pk_put(w, (const uint8_t *)h, port->hdr_size, false);
+	nb[0] = pk_chain_byte(c, nb_off);
+	nb[1] = pk_chain_byte(c, nb_off + 1);
+}
+
+/*
+ * Copy one frame into the guest's buffers. On success @st moves past them;
+ * on failure it stays (the buffers remain the guest's, what was copied into
+ * them is theirs to overwrite). @return 0 or a drop reason.
+ */
+static int
+pk_enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
+	       struct pk_tx *st, struct hv_chain *chain)
+{
+	struct pk_frame_buf bufs[PK_FRAME_MAX_BUFS];
+	struct virtio_net_hdr_v1 h;
+	struct mbuf_cursor mc = {.seg = m, .off = 0};
+	struct hv_packed_pos at = st->at;
+	uint32_t need = port->hdr_size + m->pkt_len;
+	uint8_t *nb[2] = {NULL, NULL};
+	uint16_t nbufs = 0;
+	struct hv_packed_buf b;
+	int rc = 0;
+
+	if (!rx_hdr_fill(port, m, &h))
+		return HV_VHOST_DROP_BAD_HEADER;
+	if (m->pkt_len > HV_VHOST_MAX_PKT_LEN)
+		return HV_VHOST_DROP_TOO_LONG;
+	h.num_buffers = rte_cpu_to_le_16(1);
+	do {
+		struct pk_writer w = {.batch = &st->batch, .c = chain};
+
+		if (nbufs == PK_FRAME_MAX_BUFS) {
+			rc = HV_VHOST_DROP_TOO_LONG;
+			goto fail;
+		}
+		rc = hv_packed_walk_fast(vr->pdesc, vr->size, &port->mem, &vr->mem_hint, at, true,
+					 port->indirect, chain, &b);
+		if (rc == HV_PACKED_EMPTY) {
+			rc = HV_VHOST_DROP_NO_BUFFER;
+			goto fail;
+		}
+		if (rc != 0)
+			goto fail;
+		if (!id_take(vr, b.id)) {
+			rc = HV_VHOST_DROP_BAD_ID;
+			goto fail;
+		}
+		bufs[nbufs].id = b.id;
+		bufs[nbufs].ndesc = b.ndesc;
+		nbufs++;
+		if (nbufs == 1) {
+			/* a buffer that cannot hold the header is a broken ring, as in split */
+			if (chain->len < port->hdr_size) {
+				rc = HV_VHOST_DROP_BAD_CHAIN;
+				goto fail;
+			}
+			/* without mergeable buffers the frame must fit one chain */
+			if (!port->mrg_rxbuf && chain->len < need) {
+				rc = HV_VHOST_DROP_TOO_LONG;
+				goto fail;
+			}
+			pk_hdr_write(port, &w, &h, nb);
+		}
+		pk_mbuf_to_chain(&mc, &w);
+		bufs[nbufs - 1].len = w.written;
+		need -= w.written;
+		at = b.next;
+	} while (need > 0);
+	/* num_buffers (little endian, maybe split between pieces): 1 was written */
+	if (nbufs > 1 && port->hdr_size == sizeof(h)) {
+		const uint8_t v[2] = {(uint8_t)nbufs, (uint8_t)(nbufs >> 8)};
+
+		pk_guest_copy(nb[0], &v[0], 1);
+		pk_guest_copy(nb[1], &v[1], 1);
+	}
+	for (uint16_t i = 0; i < nbufs; i++) {
+		pk_used_store(vr, st->used, bufs[i].id, bufs[i].len);
+		st->used = hv_packed_advance(st->used, bufs[i].ndesc, vr->size);
+		st->slots += bufs[i].ndesc;
+		vr->pk_ids[vr->pk_nids++] = bufs[i].id;
+	}
+	st->at = at;
+	return 0;
+fail:
+	for (uint16_t i = 0; i < nbufs; i++)
+		id_put(vr, bufs[i].id);
+	return rc;
+}
+
+static inline bool
+pk_tx_error_breaks_ring(int rc)
+{
+	return hv_packed_error_is_fatal(rc) || rc == HV_VHOST_DROP_BAD_CHAIN ||
+	       rc == HV_VHOST_DROP_TOO_MANY_SEGS || rc == HV_VHOST_DROP_BAD_ADDR;
+}
+
+/* Make what the burst wrote so far visible (its ids list is full). */
+static void
+pk_tx_flush(struct hv_vhost_port *port, struct hv_vring *vr, struct pk_tx *st)
+{
+	copy_batch_run(&st->batch);
+	vr->last_used_idx = st->used.idx;
+	vr->used_wrap = st->used.wrap;
+	ids_release(vr);
+	/* counted to the interrupt decision with the rest at the end of the burst */
+	vhost_packed_publish(vr, 0);
+	RTE_SET_USED(port);
+}
+
+uint16_t
+vhost_packed_tx(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct hv_chain chain;
+	struct pk_tx st;
+	uint32_t published = 0;
+	uint16_t sent = 0;
+
+	st.at = (struct hv_packed_pos){vr->last_avail_idx, vr->avail_wrap};
+	st.used = (struct hv_packed_pos){vr->last_used_idx, vr->used_wrap};
+	st.slots = 0;
+	st.batch.n = 0;
+	for (uint16_t i = 0; i < n; i++) {
+		uint32_t len = pkts[i]->pkt_len;
+		int rc;
+
+		/* room for a frame's ids: else publish what is done and go on */
+		if (unlikely(vr->pk_nids > HV_PACKED_BURST_IDS - PK_FRAME_MAX_BUFS)) {
+			pk_tx_flush(port, vr, &st);
+			published += st.slots;
+			st.slots = 0;
+		}
+		rc = pk_enqueue_one(port, vr, pkts[i], &st, &chain);
+		if (likely(rc == 0)) {
+			sent++;
+			vr->stats.bytes += len;
+			continue;
+		}
+		if (pk_tx_error_breaks_ring(rc)) {
+			copy_batch_run(&st.batch);
+			pk_break(port, vr, rc);
+			vr->stats.drops[HV_VHOST_DROP_NOT_READY] += n - i - 1;
+			break;
+		}
+		if (rc == HV_VHOST_DROP_NO_BUFFER) {
+			vr->stats.drops[rc] += n - i;
+			break;
+		}
+		vr->stats.drops[rc]++;
+	}
+	copy_batch_run(&st.batch);
+	vr->stats.packets += sent;
+	vr->last_avail_idx = st.at.idx;
+	vr->avail_wrap = st.at.wrap;
+	vr->last_used_idx = st.used.idx;
+	vr->used_wrap = st.used.wrap;
+	ids_release(vr);
+	published += st.slots;
+	if (published > 0)
+		vring_used_done(port, vr, (uint16_t)RTE_MIN(published, (uint32_t)UINT16_MAX));
+	return sent;
+}
