@@ -45,7 +45,13 @@ walk_indirect(const struct hv_mem *mem, uint32_t *hint, const struct vring_packe
 		rte_compiler_barrier();
 		if (d.flags & VRING_DESC_F_INDIRECT)
 			return HV_VHOST_DROP_BAD_INDIRECT;
-		if (!!(d.flags & VRING_DESC_F_WRITE) != writable)
+		/*
+		 * Only a read-only piece in a chain we write to is refused. DPDK's
+		 * virtio PMD (22.11) marks every entry of its packed indirect
+		 * tables writable, the TX header's too; reading a piece the guest
+		 * called writable harms nobody.
+		 */
+		if (writable && !(d.flags & VRING_DESC_F_WRITE))
 			return HV_VHOST_DROP_BAD_DIRECTION;
 		rc = hv_chain_add(mem, hint, d.addr, d.len, c);
 		if (rc != 0)

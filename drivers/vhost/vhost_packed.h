@@ -66,7 +66,8 @@ hv_packed_advance(struct hv_packed_pos p, uint16_t n, uint16_t size)
  * the driver writes them last), then the other fields into a local copy.
  * Checked: every ring descriptor of the chain available under its wrap
  * counter, at most @size of them; the buffer id below @size; every piece
- * writable (@writable) or read-only; an indirect descriptor only when
+ * writable (@writable) or read-only (in an indirect table a writable piece
+ * may be read: see walk_indirect()); an indirect descriptor only when
  * @indirect_ok, alone (no NEXT, not in a chain), its table a whole number of
  * descriptors, at most HV_VRING_MAX_INDIRECT, lying whole in one region of
  * guest memory, no INDIRECT inside it; the pieces in guest memory
