@@ -246,6 +246,18 @@ check_rings(void)
 		if (!vr->ready)
 			continue;
 		FUZZ_ASSERT(i < 2u * port->queue_pairs);
+		if (port->packed) {
+			/* a packed ring of any size, its two event areas */
+			dl = sizeof(struct vring_packed_desc) * vr->size;
+			FUZZ_ASSERT(vr->size != 0 && vr->last_avail_idx < vr->size);
+			FUZZ_ASSERT(in_guest_memory(vr->pdesc, dl));
+			FUZZ_ASSERT(in_guest_memory(vr->driver_event, 4));
+			FUZZ_ASSERT(in_guest_memory(vr->device_event, 4));
+			hv_fuzz_sink = ((const uint8_t *)vr->pdesc)[dl - 1];
+			hv_fuzz_sink = ((const uint8_t *)vr->driver_event)[3];
+			hv_fuzz_sink = ((const uint8_t *)vr->device_event)[3];
+			continue;
+		}
 		FUZZ_ASSERT(vr->size != 0 && (vr->size & (vr->size - 1)) == 0);
 		FUZZ_ASSERT(vr->mask == vr->size - 1);
 		dl = sizeof(struct vring_desc) * vr->size;

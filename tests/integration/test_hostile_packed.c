@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A hostile guest on a packed ring: a hand-written frontend (raw_frontend.h)
+ * lays out packed descriptors in its memory (the split layout's pages: the
+ * descriptor ring where the split table was, the driver event area where
+ * the avail ring was, the device event area where the used ring was) and
+ * writes what a broken or malicious driver could. Whatever it writes costs
+ * that ring, counted, never the switch or the bystander port.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <rte_ethdev.h>
+
+#include "peer.h"
+#include "raw_frontend.h"
+
+#define TIMEOUT_MS 3000
+#define HDR 12
+#define GUEST_RX 0 /* vring 0: what the switch fills */
+#define GUEST_TX 1 /* vring 1: what the guest sends */
+#define F_AVAIL (1u << 7)
+#define F_USED (1u << 15)
+#define WRAP_BIT 0x8000u /* of an event offset and a vring base */
+
+static struct peer good;
+static struct hv_vhost_port *bad;
+static char bad_path[108];
+static struct raw_fe fe;
+/* the driver's side of each ring: next slot to post, its wrap counter */
+static uint16_t post_idx[2];
+static bool post_wrap[2];
+
+static struct vring_packed_desc *
+pring(int v)
+{
+	return (struct vring_packed_desc *)fe.desc[v];
+}
+
+static struct vring_packed_desc_event *
+driver_event(int v)
+{
+	return (struct vring_packed_desc_event *)fe.avail[v];
+}
+
+static void
+pk_setup_features(uint64_t extra)
+{
+	struct hv_vhost_port_conf conf = {
+		.name = "hostile-packed",
+		.mode = HV_VHOST_SERVER,
+		.queue_pairs = 1,
+		.features = HV_VHOST_F_VERSION_1 | HV_VHOST_F_MRG_RXBUF | HV_VHOST_F_INDIRECT_DESC |
+			    HV_VHOST_F_EVENT_IDX | HV_VHOST_F_IN_ORDER | HV_VHOST_F_RING_PACKED,
+		.mp = peer_switch_pool(),
+	};
+
+	ck_assert_int_eq(peer_open(&good, "good", HV_VHOST_SERVER, 0, ""), 0);
+	ck_assert(peer_wait_ready(&good, TIMEOUT_MS));
+	snprintf(bad_path, sizeof(bad_path), "/tmp/hvtest-%d-hpacked.sock", getpid());
+	conf.path = bad_path;
+	bad = hv_vhost_port_create(&conf);
+	ck_assert_ptr_nonnull(bad);
+	ck_assert_int_eq(raw_fe_connect(&fe, bad_path), 0);
+	ck_assert_int_eq(raw_fe_setup(&fe, HV_VHOST_F_VERSION_1 | HV_VHOST_F_MRG_RXBUF |
+						   HV_VHOST_F_INDIRECT_DESC | HV_VHOST_F_EVENT_IDX |
+						   HV_VHOST_F_RING_PACKED | extra),
+			 0);
+	ck_assert(hv_vhost_queue_ready(bad, 0));
+	ck_assert(hv_vhost_port_features(bad) & HV_VHOST_F_RING_PACKED);
+	/* raw_fe_setup() sent base 0 (wrap counter 0): both sides start there */
+	for (int v = 0; v < 2; v++) {
+		post_idx[v] = 0;
+		post_wrap[v] = false;
+	}
+}
+
+static void
+setup(void)
+{
+	pk_setup_features(0);
+}
+
+static void
+setup_in_order(void)
+{
+	pk_setup_features(HV_VHOST_F_IN_ORDER);
+}
+
+static void
+teardown(void)
+{
+	raw_fe_close(&fe);
+	hv_vhost_port_destroy(bad);
+	peer_close(&good);
+}
+
+static uint16_t
+avail_flags(bool wrap)
+{
+	return (uint16_t)(wrap ? F_AVAIL : F_USED);
+}
+
+/*
+ * Post a one-descriptor buffer of @len bytes at guest offset @off with
+ * buffer id @id (flags stored last, with release, as a driver does).
+ */
+static void
+post(int v, uint32_t off, uint32_t len, uint16_t id, uint16_t flags)
+{
+	struct vring_packed_desc *d = &pring(v)[post_idx[v]];
+
+	d->addr = raw_gpa(off);
+	d->len = len;
+	d->id = id;
+	__atomic_store_n(&d->flags, (uint16_t)(flags | avail_flags(post_wrap[v])),
+			 __ATOMIC_RELEASE);
+	if (++post_idx[v] == RAW_RING_SIZE) {
+		post_idx[v] = 0;
+		post_wrap[v] = !post_wrap[v];
+	}
+}
+
+/* Post a TX frame of @len bytes (net header included) at @off. */
+static void
+post_frame(uint32_t off, uint32_t len, uint16_t id)
+{
+	raw_fe_frame(&fe, off, HDR, len);
+	post(GUEST_TX, off, HDR + len, id, 0);
+}
+
+static struct hv_vhost_vring_stats
+stats(enum hv_vhost_dir dir)
+{
+	struct hv_vhost_vring_stats s;
+
+	ck_assert_int_eq(hv_vhost_vring_stats(bad, 0, dir, &s), 0);
+	return s;
+}
+
+/* Take what the guest sent; frames received, each checked against raw_fe_frame(@len). */
+static unsigned int
+poll_tx(uint32_t len)
+{
+	struct rte_mbuf *pkts[32];
+	unsigned int got = 0;
+
+	for (int i = 0; i < 4; i++) {
+		uint16_t n = hv_vhost_rx_burst(bad, 0, pkts, 32);
+
+		for (uint16_t k = 0; k < n; k++) {
+			const uint8_t *p = rte_pktmbuf_mtod(pkts[k], const uint8_t *);
+
+			ck_assert_uint_eq(pkts[k]->pkt_len, len);
+			for (uint32_t j = 6; j < len; j++)
+				ck_assert_uint_eq(p[j], (uint8_t)(j * 13 + 1));
+		}
+		got += n;
+		rte_pktmbuf_free_bulk(pkts, n);
+		hv_vhost_rx_done(bad, 0);
+	}
+	return got;
+}
+
+static void
+assert_bystander_ok(void)
+{
+	struct rte_mbuf *tx[4], *rx[32], *pkts[32];
+	uint64_t end = peer_now_ms() + TIMEOUT_MS;
+	unsigned int back = 0, sent = 0;
+
+	for (unsigned int i = 0; i < 4; i++)
+		tx[i] = peer_frame(peer_guest_pool(), 200, 40 + i, 1);
+	while (back < 4 && peer_now_ms() < end) {
+		uint16_t n;
+
+		if (sent < 4)
+			sent += rte_eth_tx_burst(good.eth, 0, tx + sent, 4 - sent);
+		n = hv_vhost_rx_burst(good.port, 0, pkts, 32);
+		hv_vhost_tx_burst(good.port, 0, pkts, n);
+		n = rte_eth_rx_burst(good.eth, 0, rx, 32);
+		for (uint16_t i = 0; i < n; i++)
+			ck_assert(peer_frame_check(rx[i], 200, 40 + back++));
+		rte_pktmbuf_free_bulk(rx, n);
+	}
+	ck_assert_uint_eq(back, 4);
+}
+
+/* The ring of @dir was stopped once, for @why, and the rest of the switch is fine. */
+static void
+assert_ring_stopped(enum hv_vhost_dir dir, enum hv_vhost_drop why)
+{
+	struct hv_vhost_vring_stats s = stats(dir);
+
+	ck_assert_uint_eq(s.stops, 1);
+	ck_assert_uint_eq(s.drops[why], 1);
+	ck_assert(!hv_vhost_queue_ready(bad, 0));
+	assert_bystander_ok();
+}
+
+/* ---- the well-behaved case first ---- */
+
+/* Frames out, used descriptors back where their chains began, with their ids. */
+START_TEST(tx_used_descriptors)
+{
+	static const uint16_t ids[3] = {5, 9, 2};
+
+	for (unsigned int i = 0; i < 3; i++)
+		post_frame(RAW_DATA_OFF + i * 0x1000u, 100, ids[i]);
+	ck_assert_uint_eq(poll_tx(100), 3);
+	for (unsigned int i = 0; i < 3; i++) {
+		const struct vring_packed_desc *d = &pring(GUEST_TX)[i];
+
+		ck_assert_uint_eq(d->id, ids[i]);
+		/* wrap counter 0: both bits clear, a used descriptor at this lap */
+		ck_assert_uint_eq(d->flags & (F_AVAIL | F_USED), 0);
+	}
+	ck_assert_uint_eq(stats(HV_VHOST_RX).stops, 0);
+}
+END_TEST
+
+/* In order: one used descriptor, at the batch's first slot, returns the whole batch. */
+START_TEST(tx_in_order_one_used)
+{
+	for (unsigned int i = 0; i < 3; i++)
+		post_frame(RAW_DATA_OFF + i * 0x1000u, 80, (uint16_t)(10 + i));
+	ck_assert_uint_eq(poll_tx(80), 3);
+	ck_assert_uint_eq(pring(GUEST_TX)[0].id, 12);
+	ck_assert_uint_eq(pring(GUEST_TX)[0].flags & (F_AVAIL | F_USED), 0);
+	/* the other slots still hold what the driver posted */
+	ck_assert_uint_eq(pring(GUEST_TX)[1].flags & (F_AVAIL | F_USED), F_USED);
+	ck_assert_uint_eq(pring(GUEST_TX)[2].flags & (F_AVAIL | F_USED), F_USED);
+}
+END_TEST
+
+/* ---- what the guest must not do ---- */
+
+START_TEST(tx_id_reused_in_flight)
+{
+	post_frame(RAW_DATA_OFF, 100, 4);
+	post_frame(RAW_DATA_OFF + 0x1000, 100, 4);
+	ck_assert_uint_le(poll_tx(100), 1);
+	assert_ring_stopped(HV_VHOST_RX, HV_VHOST_DROP_BAD_ID);
+}
+END_TEST
+
+START_TEST(tx_id_out_of_range)
+{
+	post_frame(RAW_DATA_OFF, 100, RAW_RING_SIZE);
+	ck_assert_uint_eq(poll_tx(100), 0);
+	assert_ring_stopped(HV_VHOST_RX, HV_VHOST_DROP_BAD_ID);
+}
+END_TEST
+
+/* A chain whose next descriptor is not available (avail/used bits of another lap). */
+START_TEST(tx_chain_tail_not_available)
+{
+	raw_fe_frame(&fe, RAW_DATA_OFF, HDR, 100);
+	/* the tail first, written for the wrong lap; then the head */
+	pring(GUEST_TX)[1] = (struct vring_packed_desc){
+		.addr = raw_gpa(RAW_DATA_OFF + 50), .len = 62, .id = 0, .flags = F_AVAIL};
+	post(GUEST_TX, RAW_DATA_OFF, 50, 0, VRING_DESC_F_NEXT);
+	ck_assert_uint_eq(poll_tx(100), 0);
+	assert_ring_stopped(HV_VHOST_RX, HV_VHOST_DROP_BAD_CHAIN);
+}
+END_TEST
+
+/* Receive buffers posted twice under one id: the second take is refused. */
+START_TEST(rx_id_reused_in_flight)
+{
+	struct rte_mbuf *m[2];
+
+	post(GUEST_RX, RAW_DATA_OFF, 2048, 7, VRING_DESC_F_WRITE);
+	post(GUEST_RX, RAW_DATA_OFF + 0x1000, 2048, 7, VRING_DESC_F_WRITE);
+	for (unsigned int i = 0; i < 2; i++)
+		m[i] = peer_frame(peer_switch_pool(), 100, i, 1);
+	ck_assert_uint_le(hv_vhost_tx_burst(bad, 0, m, 2), 1);
+	assert_ring_stopped(HV_VHOST_TX, HV_VHOST_DROP_BAD_ID);
+}
+END_TEST
+
+/* A read-only buffer in the receive ring stops it; nothing is written into it. */
+START_TEST(rx_read_only_buffer)
+{
+	struct rte_mbuf *m = peer_frame(peer_switch_pool(), 100, 1, 1);
+
+	memset(fe.mem + RAW_DATA_OFF, 0xee, 256);
+	post(GUEST_RX, RAW_DATA_OFF, 2048, 1, 0);
+	ck_assert_uint_eq(hv_vhost_tx_burst(bad, 0, &m, 1), 0);
+	for (unsigned int i = 0; i < 256; i++)
+		ck_assert_uint_eq(fe.mem[RAW_DATA_OFF + i], 0xee);
+	assert_ring_stopped(HV_VHOST_TX, HV_VHOST_DROP_BAD_DIRECTION);
+}
+END_TEST
+
+/* ---- event suppression: the driver event area decides the interrupts ---- */
+
+static uint64_t
+calls_read(void)
+{
+	uint64_t n = 0;
+
+	if (read(fe.call[GUEST_RX], &n, sizeof(n)) != sizeof(n))
+		return 0;
+	return n;
+}
+
+/* Deliver one 100-byte frame into a fresh receive buffer; whether the guest was interrupted. */
+static bool
+deliver_one(uint32_t seed)
+{
+	struct rte_mbuf *m = peer_frame(peer_switch_pool(), 100, seed, 1);
+
+	post(GUEST_RX, RAW_DATA_OFF + (seed % 8) * 0x1000u, 2048, (uint16_t)(seed % 128),
+	     VRING_DESC_F_WRITE);
+	ck_assert_uint_eq(hv_vhost_tx_burst(bad, 0, &m, 1), 1);
+	return calls_read() > 0;
+}
+
+START_TEST(rx_event_suppression)
+{
+	struct vring_packed_desc_event *ev = driver_event(GUEST_RX);
+	struct hv_vhost_vring_stats s0, s1;
+
+	calls_read();
+	/* the first decision after start always interrupts */
+	ev->flags = VRING_PACKED_EVENT_FLAG_ENABLE;
+	ck_assert(deliver_one(0));
+	ck_assert(deliver_one(1));
+	ev->flags = VRING_PACKED_EVENT_FLAG_DISABLE;
+	s0 = stats(HV_VHOST_TX);
+	ck_assert(!deliver_one(2));
+	s1 = stats(HV_VHOST_TX);
+	ck_assert_uint_eq(s1.irqs_suppressed, s0.irqs_suppressed + 1);
+	/* EVENT_IDX: interrupt when slot 5 (wrap 0) is used; slots 3 and 4 go quietly */
+	ev->off_wrap = 5;
+	ev->flags = VRING_PACKED_EVENT_FLAG_DESC;
+	ck_assert(!deliver_one(3));
+	ck_assert(!deliver_one(4));
+	ck_assert(deliver_one(5));
+	ck_assert(!deliver_one(6));
+	/* the same slot at the other lap is not this one */
+	ev->off_wrap = (uint16_t)(8 | WRAP_BIT);
+	ck_assert(!deliver_one(7));
+	ck_assert(!deliver_one(8));
+	/* a slot beyond the ring: the safe side, an interrupt */
+	ev->off_wrap = RAW_RING_SIZE + 1;
+	ck_assert(deliver_one(9));
+	/* a flags value no driver may use: an interrupt too */
+	ev->flags = 3;
+	ck_assert(deliver_one(10));
+}
+END_TEST
+
+/* ---- GET/SET_VRING_BASE: the slot and its wrap counter in bit 15 ---- */
+
+static uint32_t
+get_base(int v)
+{
+	struct vhost_vring_state s = {.index = (uint32_t)v};
+	struct vhost_user_msg reply;
+
+	ck_assert_int_eq(raw_fe_send(&fe, VHOST_USER_GET_VRING_BASE, VHOST_USER_VERSION, &s,
+				     sizeof(s), NULL, 0),
+			 0);
+	ck_assert_int_eq(raw_fe_recv(&fe, &reply, 2000), 0);
+	ck_assert_uint_eq(reply.payload.state.index, (uint32_t)v);
+	return reply.payload.state.num;
+}
+
+/* SET_VRING_BASE @num, a new kick fd (restarts the ring), then an acked no-op. */
+static void
+set_base(int v, uint32_t num)
+{
+	struct vhost_vring_state s = {.index = (uint32_t)v, .num = num};
+	struct vhost_vring_state en = {.index = (uint32_t)v, .num = 1};
+	struct vhost_user_msg reply;
+	uint64_t idx = (uint64_t)v;
+	int kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+
+	ck_assert_int_eq(raw_fe_send(&fe, VHOST_USER_SET_VRING_BASE, VHOST_USER_VERSION, &s,
+				     sizeof(s), NULL, 0),
+			 0);
+	ck_assert_int_eq(raw_fe_send(&fe, VHOST_USER_SET_VRING_KICK, VHOST_USER_VERSION, &idx,
+				     sizeof(idx), &kick, 1),
+			 0);
+	close(fe.kick[v]);
+	fe.kick[v] = kick;
+	ck_assert_int_eq(raw_fe_send(&fe, VHOST_USER_SET_VRING_ENABLE,
+				     VHOST_USER_VERSION | VHOST_USER_NEED_REPLY, &en, sizeof(en),
+				     NULL, 0),
+			 0);
+	ck_assert_int_eq(raw_fe_recv(&fe, &reply, 2000), 0);
+}
+
+START_TEST(vring_base_round_trip)
+{
+	for (unsigned int i = 0; i < 3; i++)
+		post_frame(RAW_DATA_OFF + i * 0x1000u, 64, (uint16_t)i);
+	ck_assert_uint_eq(poll_tx(64), 3);
+	/* slot 3 at wrap counter 0, avail half and used half alike: nothing in flight */
+	ck_assert_uint_eq(get_base(GUEST_TX), 3u | 3u << 16);
+	ck_assert(!hv_vhost_queue_ready(bad, 0));
+	/* resume at slot 250 of wrap counter 1, as a frontend that moved on would */
+	set_base(GUEST_TX, 250u | WRAP_BIT);
+	ck_assert(hv_vhost_queue_ready(bad, 0));
+	post_idx[GUEST_TX] = 250;
+	post_wrap[GUEST_TX] = true;
+	/* across the end of the ring: the wrap counter flips to 0 at slot 0 */
+	for (unsigned int i = 0; i < 10; i++)
+		post_frame(RAW_DATA_OFF + i * 0x1000u, 64, (uint16_t)i);
+	ck_assert_uint_eq(poll_tx(64), 10);
+	ck_assert_uint_eq(get_base(GUEST_TX), 4u | 4u << 16);
+	/* a slot beyond the ring: the ring stays stopped */
+	set_base(GUEST_TX, RAW_RING_SIZE + 3u);
+	ck_assert(!hv_vhost_queue_ready(bad, 0));
+	set_base(GUEST_TX, 4u);
+	ck_assert(hv_vhost_queue_ready(bad, 0));
+	post_idx[GUEST_TX] = 4;
+	post_wrap[GUEST_TX] = false;
+	post_frame(RAW_DATA_OFF, 64, 0);
+	ck_assert_uint_eq(poll_tx(64), 1);
+	ck_assert_uint_eq(stats(HV_VHOST_RX).stops, 0);
+}
+END_TEST
+
+static void *
+suite(void)
+{
+	Suite *s = suite_create("hostile-packed");
+	TCase *t = tcase_create("packed");
+	TCase *io = tcase_create("in-order");
+
+	tcase_set_timeout(t, 60);
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, tx_used_descriptors);
+	tcase_add_test(t, tx_id_reused_in_flight);
+	tcase_add_test(t, tx_id_out_of_range);
+	tcase_add_test(t, tx_chain_tail_not_available);
+	tcase_add_test(t, rx_id_reused_in_flight);
+	tcase_add_test(t, rx_read_only_buffer);
+	tcase_add_test(t, rx_event_suppression);
+	tcase_add_test(t, vring_base_round_trip);
+	suite_add_tcase(s, t);
+	tcase_set_timeout(io, 60);
+	tcase_add_checked_fixture(io, setup_in_order, teardown);
+	tcase_add_test(io, tx_in_order_one_used);
+	suite_add_tcase(s, io);
+	return s;
+}
+
+int
+main(int argc, char **argv)
+{
+	return peer_run_suite(suite, argc, argv);
+}
