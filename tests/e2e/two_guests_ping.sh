@@ -63,7 +63,7 @@
 #                      "FEATURE=0|1" virtio-net feature bits guest 1 / guest 2
 #                      must have negotiated (csum guest_csum guest_tso4
 #                      guest_tso6 guest_ecn guest_ufo host_tso4 host_tso6
-#                      mrg_rxbuf), e.g. "guest_csum=0"
+#                      mrg_rxbuf ring_packed), e.g. "guest_csum=0"
 #
 # Exit: 0 all checks passed, 1 a check failed, 77 skipped (QEMU, a cloud
 # kernel or busybox-static not installed).
@@ -379,7 +379,7 @@ if [ "${HV_E2E_TCP_KB:-0}" -gt 0 ]; then
 	# the virtio-net features the guest driver negotiated (its OFFLOADS line:
 	# /sys/bus/virtio/devices/*/features, one character per bit from bit 0)
 	declare -A vbit=([csum]=0 [guest_csum]=1 [guest_tso4]=7 [guest_tso6]=8 [guest_ecn]=9
-		[guest_ufo]=10 [host_tso4]=11 [host_tso6]=12 [mrg_rxbuf]=15)
+		[guest_ufo]=10 [host_tso4]=11 [host_tso6]=12 [mrg_rxbuf]=15 [ring_packed]=34)
 	virtio_bit() { # guest name -> 0|1
 		tr -d '\r' <"$run/vm$1.log" | sed -n 's/^HVTEST OFFLOADS \([01]*\).*/\1/p' |
 			head -n1 | cut -c$((vbit[$2] + 1))

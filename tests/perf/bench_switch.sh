@@ -31,6 +31,14 @@
 #                         also hvcap (hvswitch with "hvctl capture port0 -w /dev/null"
 #                         running: every frame copied) and hvbase (HV_BENCH_HVSWITCH_BASE)
 #   HV_BENCH_HVSWITCH_BASE another hvswitch binary (the code before a change): DUT hvbase
+#   HV_BENCH_PACKED       1: the packed ring's comparison: DUTs "hvswitch testpmd
+#                         hvpacked tpmdpacked", no curves, unless set otherwise.
+#                         hvpacked and tpmdpacked are hvswitch and testpmd driven
+#                         by generators whose virtio-user has packed_vq=1 (the
+#                         same binaries: the frontend picks the ring); their
+#                         turns give hvpacked/tpmdpacked (packed against
+#                         testpmd packed) and hvpacked/hvswitch (packed against
+#                         split, same code)                       [0]
 #   HV_BENCH_CURVES       curves to run: "ports macs", or ""     ["ports macs"]
 #   HV_BENCH_CURVE_DUTS   DUTs of the curves                    ["hvswitch ovs"]
 #   HV_BENCH_BASE_BUILD   a second build (e.g. of the code before a change):
@@ -91,8 +99,14 @@ build=${1:-./build}
 sizes=${HV_BENCH_SIZES-64 1518}
 reps=${HV_BENCH_REPS:-3}
 curve_reps=${HV_BENCH_CURVE_REPS:-$reps}
-duts=${HV_BENCH_DUTS:-hvswitch testpmd ovs}
-curves=${HV_BENCH_CURVES-ports macs}
+packed=${HV_BENCH_PACKED:-0}
+if [ "$packed" = 1 ]; then
+	duts=${HV_BENCH_DUTS:-hvswitch testpmd hvpacked tpmdpacked}
+	curves=${HV_BENCH_CURVES-}
+else
+	duts=${HV_BENCH_DUTS:-hvswitch testpmd ovs}
+	curves=${HV_BENCH_CURVES-ports macs}
+fi
 curve_duts=${HV_BENCH_CURVE_DUTS:-hvswitch ovs}
 base_build=${HV_BENCH_BASE_BUILD:-}
 ports_list=${HV_BENCH_PORTS_LIST:-2 8 32}
@@ -264,7 +278,7 @@ start_dut() {
 	mkdir -p "$rundir/s$run"
 	rm -f "$rundir"/ovs*.sock
 	case $dut in
-	hvswitch | base | hvcap | hvbase)
+	hvswitch | base | hvcap | hvbase | hvpacked)
 		local ports=() bin=$hvswitch
 
 		[ "$dut" = hvbase ] && bin=$rundir/bin/hvswitch-base
@@ -282,7 +296,7 @@ start_dut() {
 			>"$log" 2>&1 &
 		dut_pid=$!
 		;;
-	testpmd)
+	testpmd | tpmdpacked)
 		testpmd_start "$rundir/testpmd.in" "$log" "$rundir/s$run/p0.sock" \
 			"$rundir/s$run/p1.sock" "$testpmd" -l "$dut_lcores" --main-lcore "$gen_cpu" \
 			--no-pci "${dut_mem[@]}" --file-prefix "${prefix}d$run" \
@@ -307,7 +321,7 @@ start_dut() {
 stop_dut() {
 	local dut=$1 pid=$2 r=$3
 
-	[ "$dut" = testpmd ] && testpmd_quit
+	[[ $dut == testpmd || $dut == tpmdpacked ]] && testpmd_quit
 	if [ "$dut" = ovs ]; then
 		stop_pid "$pid" 15 TERM
 	else
@@ -371,16 +385,18 @@ run=0
 # threads too), interrupted after LIMIT seconds in case a server-mode
 # frontend never gets its client; sets gen_pid (of timeout)
 start_gen() {
-	local dut=$1 gen_log=$2 limit=$3 size=$4 nports=$5 smacs=$6 dmacs=$7 i vdevs=()
+	local dut=$1 gen_log=$2 limit=$3 size=$4 nports=$5 smacs=$6 dmacs=$7 i vdevs=() ring=
 
 	shift 7
+	# the packed DUTs: the frontends ask for the packed ring
+	[[ $dut == hvpacked || $dut == tpmdpacked ]] && ring=,packed_vq=1
 	for ((i = 0; i < nports; i++)); do
 		if [ "$dut" = ovs ]; then
 			# OVS is the vhost-user client: our frontends are the servers. EAL
 			# init blocks in accept() until OVS (re)connects (it retries every second).
 			vdevs+=(--vdev "net_virtio_user$i,path=$rundir/ovs$i.sock,server=1,queues=1,queue_size=1024")
 		else
-			vdevs+=(--vdev "net_virtio_user$i,path=$rundir/s$run/p$i.sock,queues=1,queue_size=1024")
+			vdevs+=(--vdev "net_virtio_user$i,path=$rundir/s$run/p$i.sock,queues=1,queue_size=1024$ring")
 		fi
 	done
 	timeout -s INT -k 10 "$limit" taskset -c "$gen_cpu" "$pktgen" -l "$gen_cpu" --no-pci \
@@ -422,7 +438,7 @@ run_one() {
 	rc=$?
 	forget_pid "$gen_pid"
 	rm -rf /var/run/dpdk/"${prefix}g$run" 2>/dev/null
-	if [[ $dut == hvswitch || $dut == base ]] && kill -0 "$dut_pid" 2>/dev/null; then
+	if [[ $dut == hvswitch || $dut == base || $dut == hvpacked ]] && kill -0 "$dut_pid" 2>/dev/null; then
 		# entries in the MAC table (the header line excluded)
 		fdb=$("$hvctl" --socket "$rundir/hv$run/hvswitch.sock" fdb show 2>/dev/null | sed 1d | wc -l)
 	fi
@@ -550,7 +566,7 @@ compare_turns() {
 			[ "$v" = n/a ] || rounds[$dut,$size]+="$v "
 		done
 		# capture on against off; this code against the base binary
-		for v in hvcap,hvswitch hvswitch,hvbase; do
+		for v in hvcap,hvswitch hvswitch,hvbase hvpacked,tpmdpacked hvpacked,hvswitch; do
 			[ -n "${turn[${v%,*},$r]:-}" ] && [ -n "${turn[${v#*,},$r]:-}" ] || continue
 			k=$(ratio "${turn[${v%,*},$r]}" "${turn[${v#*,},$r]}")
 			line+=" ${v%,*}_vs_${v#*,}=$k"
@@ -593,9 +609,10 @@ case " $duts " in
 	fi
 	;;
 esac
-if [[ " $duts " == *" testpmd "* ]] && ! command -v "$testpmd" >/dev/null; then
+if [[ " $duts " == *" testpmd "* || " $duts " == *" tpmdpacked "* ]] &&
+	! command -v "$testpmd" >/dev/null; then
 	note "testpmd skipped: no $testpmd"
-	duts=$(sed 's/\btestpmd\b//' <<<"$duts")
+	duts=$(sed 's/\btestpmd\b//; s/\btpmdpacked\b//' <<<"$duts")
 fi
 
 # 1. comparison: per size, repetitions of (hvswitch, testpmd, ovs), or turns
@@ -665,7 +682,7 @@ comparison_table() {
 }
 [ -z "$sizes" ] || comparison_table pps
 for size in $sizes; do
-	for dut in hvswitch hvcap hvbase testpmd ovs; do
+	for dut in hvswitch hvcap hvbase testpmd ovs hvpacked tpmdpacked; do
 		[ -n "${detail[$dut,$size]:-}" ] && printf '  %-5s %-9s %s\n' "$size" "$dut" "${detail[$dut,$size]}"
 	done
 done
@@ -720,6 +737,10 @@ for size in $sizes; do
 			echo "SUMMARY size=$size rounds=$slices" \
 				"hvcap_vs_hvswitch_rounds=$(rounds_median "${rounds[hvcap,hvswitch,$size]:-}")" \
 				"hvswitch_vs_hvbase_rounds=$(rounds_median "${rounds[hvswitch,hvbase,$size]:-}")"
+		[[ " $duts " == *" hvpacked "* ]] &&
+			echo "SUMMARY size=$size rounds=$slices packed" \
+				"hvpacked_vs_tpmdpacked_rounds=$(rounds_median "${rounds[hvpacked,tpmdpacked,$size]:-}")" \
+				"hvpacked_vs_hvswitch_rounds=$(rounds_median "${rounds[hvpacked,hvswitch,$size]:-}")"
 	fi
 done
 target() {
@@ -753,6 +774,13 @@ for curve in $curves; do
 	macs) target "curve_macs_last_vs_first" "$last" 0.9 ;;
 	esac
 done
+if [[ " $sizes " == *" 64 "* ]] && [ "$slices" -gt 0 ] && [[ " $duts " == *" hvpacked "* ]]; then
+	# the packed ring against testpmd no worse than the split ring against it
+	split=$(rounds_median "${rounds[testpmd,64]:-}")
+	v=$(rounds_median "${rounds[hvpacked,tpmdpacked,64]:-}")
+	[ "$split" = n/a ] && v=n/a
+	target "64B_packed_vs_testpmd_packed_not_below_split" "$v" "$split"
+fi
 if [[ " $sizes " == *" 64 "* ]] && [ "$slices" -gt 0 ]; then
 	target "64B_vs_testpmd" "$(rounds_median "${rounds[testpmd,64]:-}")" 0.9
 	target "64B_vs_ovs" "$(rounds_median "${rounds[ovs,64]:-}")" 1.5
