@@ -188,6 +188,47 @@ START_TEST(mixed_packed_split)
 }
 END_TEST
 
+/* Two queue pairs of packed rings: each carries its own frames, nothing crosses over. */
+START_TEST(multiqueue)
+{
+	struct rte_mbuf *tx[8], *rx[BURST], *pkts[BURST];
+	unsigned int back[2] = {0, 0};
+	uint64_t end;
+	struct peer p;
+
+	ck_assert_int_eq(peer_open_mq(&p, "pmq", HV_VHOST_SERVER, 0, "packed_vq=1", 2), 0);
+	ck_assert(peer_wait_ready(&p, TIMEOUT_MS));
+	ck_assert(hv_vhost_port_features(p.port) & HV_VHOST_F_RING_PACKED);
+	end = peer_now_ms() + TIMEOUT_MS;
+	while (!hv_vhost_queue_ready(p.port, 1) && peer_now_ms() < end)
+		usleep(1000);
+	ck_assert(hv_vhost_queue_ready(p.port, 1));
+	for (uint16_t q = 0; q < 2; q++) {
+		uint16_t sent = 0;
+
+		for (unsigned int i = 0; i < 8; i++)
+			tx[i] = peer_frame(peer_guest_pool(), 100 + q * 100, q * 8 + i, 1);
+		end = peer_now_ms() + TIMEOUT_MS;
+		while (back[q] < 8 && peer_now_ms() < end) {
+			uint16_t n;
+
+			if (sent < 8)
+				sent += rte_eth_tx_burst(p.eth, q, tx + sent, 8 - sent);
+			n = hv_vhost_rx_burst(p.port, q, pkts, BURST);
+			hv_vhost_tx_burst(p.port, q, pkts, n);
+			ck_assert_uint_eq(hv_vhost_rx_burst(p.port, q ^ 1, pkts, BURST), 0);
+			n = rte_eth_rx_burst(p.eth, q, rx, BURST);
+			for (uint16_t i = 0; i < n; i++)
+				ck_assert(
+					peer_frame_check(rx[i], 100 + q * 100, q * 8 + back[q]++));
+			rte_pktmbuf_free_bulk(rx, n);
+		}
+		ck_assert_uint_eq(back[q], 8);
+	}
+	peer_close(&p);
+}
+END_TEST
+
 /* ---- disconnect / reconnect while traffic runs ---- */
 
 struct echo_worker {
@@ -400,6 +441,7 @@ suite(void)
 	tcase_add_test(t, packed_in_order_nomrg);
 	tcase_add_test(t, packed_not_in_order);
 	tcase_add_test(t, mixed_packed_split);
+	tcase_add_test(t, multiqueue);
 	tcase_add_test(t, reconnect_server_mode);
 	tcase_add_test(t, reconnect_client_mode);
 	tcase_add_test(t, irq_hook_and_kicks);
