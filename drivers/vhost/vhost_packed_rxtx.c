@@ -19,6 +19,7 @@
 #include "vhost_internal.h"
 #include "vhost_packed.h"
 #include "vhost_packed_guest.h"
+#include "vhost_prefetch.h"
 
 /* Frames one receive burst takes at most (a caller asks for 32). */
 #define PK_RX_MAX 64
@@ -62,6 +63,50 @@ pk_break(struct hv_vhost_port *port, struct hv_vring *vr, int why)
 	vring_break(port, vr, why);
 }
 
+/*
+ * Look at up to @n slots from @at, one load of flags each (four descriptors
+ * to a line, in ring order), and count the available ones: no chain of the
+ * burst is longer than that count. Of each one-descriptor chain in the
+ * region the ring last hit, start loading its buffer (PREFETCH_SPAN bytes at
+ * most; into the guest, @pkts set, for writing, what the frame will fill),
+ * so that the misses of a burst overlap (see prefetch_chains() of the split
+ * ring). Only a hint: nothing read here is trusted.
+ */
+static inline uint16_t
+pk_prefetch(const struct hv_vhost_port *port, const struct hv_vring *vr, struct hv_packed_pos at,
+	    uint16_t n, struct rte_mbuf *const *pkts)
+{
+	const struct hv_mem_region *r =
+		vr->mem_hint < port->mem.n ? &port->mem.r[vr->mem_hint] : NULL;
+	const uint32_t hdr_size = port->hdr_size;
+	uint16_t i;
+
+	n = RTE_MIN(n, (uint16_t)PREFETCH_MAX);
+	for (i = 0; i < n; i++) {
+		const struct vring_packed_desc *d = &vr->pdesc[at.idx];
+		uint16_t flags = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
+
+		if (!hv_packed_avail(flags, at.wrap))
+			break;
+		if (r != NULL && !(flags & (VRING_DESC_F_NEXT | VRING_DESC_F_INDIRECT))) {
+			uint64_t off = __atomic_load_n(&d->addr, __ATOMIC_RELAXED) - r->gpa;
+			uint32_t span = __atomic_load_n(&d->len, __ATOMIC_RELAXED);
+
+			if (off < r->size) {
+				const uint8_t *p = r->hva + off;
+
+				if (pkts != NULL)
+					span = RTE_MIN(span, hdr_size + pkts[i]->data_len);
+				span = RTE_MIN(span, (uint32_t)PREFETCH_SPAN);
+				prefetch_buffer(p, p + RTE_MIN((uint64_t)span, r->size - off),
+						pkts != NULL, hdr_line_alone(hdr_size, p));
+			}
+		}
+		at = hv_packed_advance(at, 1, vr->size);
+	}
+	return i;
+}
+
 /* ---- out of the guest's TX ring ---- */
 
 uint16_t
@@ -76,18 +121,23 @@ vhost_packed_rx(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf
 	uint32_t slots = 0;
 	bool held = false;
 
-	n = RTE_MIN(n, (uint16_t)PK_RX_MAX);
-	/* one load says whether there is anything: an idle ring costs no mbufs */
-	if (n == 0 || !vhost_packed_has_avail(vr))
+	/* an idle ring costs one load and no mbufs; a busy one as many as it has */
+	n = pk_prefetch(port, vr, at, RTE_MIN(n, (uint16_t)PK_RX_MAX), NULL);
+	if (n == 0)
 		goto out;
 	if (unlikely(rte_pktmbuf_alloc_bulk(port->mp, pkts, n) != 0)) {
 		vr->stats.drops[HV_VHOST_DROP_NO_MBUF]++;
 		goto out;
 	}
+	for (uint16_t i = 0; i < RTE_MIN(n, (uint16_t)PREFETCH_AHEAD); i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[count];
 		bool borrowed = false;
 		int rc;
+
+		if (count + PREFETCH_AHEAD < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[count + PREFETCH_AHEAD], void *));
 
 		rc = hv_packed_walk_fast(vr->pdesc, vr->size, &port->mem, &vr->mem_hint, at, false,
 					 port->indirect, &chain, &b);
@@ -388,10 +438,15 @@ vhost_packed_tx(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf
 	st.used = (struct hv_packed_pos){vr->last_used_idx, vr->used_wrap};
 	st.slots = 0;
 	st.batch.n = 0;
+	pk_prefetch(port, vr, st.at, n, pkts);
+	for (uint16_t i = 0; i < RTE_MIN(n, (uint16_t)PREFETCH_AHEAD); i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (uint16_t i = 0; i < n; i++) {
 		uint32_t len = pkts[i]->pkt_len;
 		int rc;
 
+		if (i + PREFETCH_AHEAD < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_AHEAD], void *));
 		/* room for a frame's ids: else publish what is done and go on */
 		if (unlikely(vr->pk_nids > HV_PACKED_BURST_IDS - PK_FRAME_MAX_BUFS)) {
 			pk_tx_flush(port, vr, &st);
