@@ -126,6 +126,7 @@ static const struct {
 	{"guest_tso4", HV_VHOST_F_GUEST_TSO4},
 	{"guest_tso6", HV_VHOST_F_GUEST_TSO6},
 	{"in_order", HV_VHOST_F_IN_ORDER},
+	{"ring_packed", HV_VHOST_F_RING_PACKED},
 };
 
 /* "mrg_rxbuf,event_idx" -> feature bits (VERSION_1 always); -1 on an unknown name. */
@@ -146,7 +147,7 @@ features_parse(const char *list, const char *cmd, uint64_t *out, char *err, size
 			snprintf(err, errlen,
 				 "%s: unknown feature '%s' (known: mrg_rxbuf, "
 				 "indirect_desc, event_idx, mq, csum, guest_csum, host_tso4, "
-				 "host_tso6, guest_tso4, guest_tso6, in_order)",
+				 "host_tso6, guest_tso4, guest_tso6, in_order, ring_packed)",
 				 cmd, tok);
 			return -1;
 		}

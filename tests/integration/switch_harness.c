@@ -543,9 +543,11 @@ guest_open_offloads(struct guest *g, const char *name, unsigned int idx, const c
 	memset(g, 0, sizeof(*g));
 	snprintf(g->name, sizeof(g->name), "%s", name);
 	snprintf(g->vdev, sizeof(g->vdev), "net_virtio_user%u", vdev_seq++);
+	/* HV_TEST_VU_ARGS: more virtio-user devargs for every guest (e.g. packed_vq=1) */
 	snprintf(g->devargs, sizeof(g->devargs),
-		 "path=%s,queues=1,queue_size=256,mac=02:00:00:00:00:%02x%s", sock, idx,
-		 server ? ",server=1" : "");
+		 "path=%s,queues=1,queue_size=256,mac=02:00:00:00:00:%02x%s%s%s", sock, idx,
+		 server ? ",server=1" : "", getenv("HV_TEST_VU_ARGS") ? "," : "",
+		 getenv("HV_TEST_VU_ARGS") ? getenv("HV_TEST_VU_ARGS") : "");
 	g->mac = want;
 	rc = rte_vdev_init(g->vdev, g->devargs);
 	if (rc != 0) {

@@ -27,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/virtio_config.h>
+
 #include <rte_bus_vdev.h>
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -150,8 +152,10 @@ b_open(const char *sock)
 
 	snprintf(B.vdev, sizeof(B.vdev), "net_virtio_user%u", 90 + seq);
 	snprintf(pool, sizeof(pool), "rxmod_b%u", seq++);
-	snprintf(devargs, sizeof(devargs), "path=%s,queues=1,queue_size=256,mac=02:00:00:00:00:0b",
-		 sock);
+	snprintf(devargs, sizeof(devargs),
+		 "path=%s,queues=1,queue_size=256,mac=02:00:00:00:00:0b%s%s", sock,
+		 getenv("HV_TEST_VU_ARGS") ? "," : "",
+		 getenv("HV_TEST_VU_ARGS") ? getenv("HV_TEST_VU_ARGS") : "");
 	B.mp = rte_pktmbuf_pool_create(pool, 2047, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 				       rte_socket_id());
 	ck_assert_ptr_nonnull(B.mp);
@@ -260,6 +264,22 @@ start_pair_opts(const char *rxmod, const char *const *opts)
 	b_open(sb);
 	ck_assert(hvsw_wait_up(&D, "a", T));
 	ck_assert(hvsw_wait_up(&D, "b", T));
+	/* test rxmod-packed: both guests on packed rings, the switch's moderation unchanged */
+	if (getenv("HV_TEST_VU_ARGS") && strstr(getenv("HV_TEST_VU_ARGS"), "packed_vq=1")) {
+		for (const char *p = "a"; p != NULL; p = (*p == 'a' ? "b" : NULL)) {
+			char q[32];
+			cJSON *r;
+			const cJSON *f;
+
+			snprintf(q, sizeof(q), "{\"name\":\"%s\"}", p);
+			r = hvsw_ok(&D, "port.show", q);
+			f = cJSON_GetObjectItemCaseSensitive(r, "negotiated_features");
+			ck_assert_msg(cJSON_IsNumber(f) && ((uint64_t)f->valuedouble &
+							    (UINT64_C(1) << VIRTIO_F_RING_PACKED)),
+				      "port %s: no packed ring negotiated", p);
+			cJSON_Delete(r);
+		}
+	}
 }
 
 static void
