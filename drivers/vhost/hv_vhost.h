@@ -2,7 +2,7 @@
 /**
  * @file
  * hvswitch vhost-user backend: the port driver that serves a guest's virtio-net
- * split rings.
+ * rings, split or packed (VIRTIO_F_RING_PACKED: the frontend chooses).
  *
  * Control (sockets, vhost-user messages, memory mapping) runs on one control
  * thread started by hv_vhost_init(). The data path (hv_vhost_rx_burst(),
@@ -373,7 +373,7 @@ enum hv_vhost_irq_result hv_vhost_irq_signal(struct hv_vhost_port *port, uint16_
  * Ask the guest to kick when it makes buffers available on ring (@p qp,
  * @p dir) (@p on:
  * clear VRING_USED_F_NO_NOTIFY, or with EVENT_IDX set avail_event to the
- * next index), or to stop kicking. While on, the control thread leaves the
+ * next index; a packed ring: its device event area's flags), or to stop kicking. While on, the control thread leaves the
  * kick eventfd's count to the caller (read it from hv_vhost_kick_fd(), add it
  * with hv_vhost_vring_count_kicks()). From the polling thread, outside bursts.
  * @return 0, -EAGAIN when the ring is not running, -EINVAL when out of range.

@@ -288,6 +288,8 @@ vring_reset(struct hv_vring *vr)
 	vr->desc = NULL;
 	vr->avail = NULL;
 	vr->used = NULL;
+	vr->pdesc = NULL;
+	vr->driver_event = vr->device_event = NULL;
 	vr->size = 0;
 	vr->mask = 0;
 	vr->last_avail_idx = 0;

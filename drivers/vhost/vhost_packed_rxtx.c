@@ -304,7 +304,11 @@ pk_hdr_write(struct hv_vhost_port *port, struct pk_writer *w, const struct virti
 	const uint32_t nb_off = offsetof(struct virtio_net_hdr_v1, num_buffers);
 
 	if (likely(c->iov[0].len >= port->hdr_size)) {
-		pk_guest_hdr_store(c->iov[0].base, h, port->hdr_size);
+		/* constant sizes: the compare and copy inline */
+		if (port->hdr_size == sizeof(*h))
+			pk_guest_hdr_store(c->iov[0].base, h, sizeof(*h));
+		else
+			pk_guest_hdr_store(c->iov[0].base, h, sizeof(struct virtio_net_hdr));
 		nb[0] = c->iov[0].base + nb_off;
 		nb[1] = nb[0] + 1;
 		w->off = port->hdr_size;
@@ -406,6 +410,45 @@ fail:
 	return rc;
 }
 
+/* pk_enqueue_simple() did not take the frame: pk_enqueue_one() will. */
+#define PK_NOT_SIMPLE (-2)
+
+/*
+ * pk_enqueue_one() for the usual frame: one segment, no offload metadata,
+ * into the next buffer, one piece that holds header and frame. Nothing is
+ * written unless it takes the frame; when it declines (PK_NOT_SIMPLE),
+ * pk_enqueue_one() walks the same chain again and decides.
+ */
+static inline int
+pk_enqueue_simple(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
+		  struct pk_tx *st, struct hv_chain *chain)
+{
+	const uint32_t len = m->data_len, hdr_size = port->hdr_size;
+	const struct virtio_net_hdr_v1 h = {.num_buffers = rte_cpu_to_le_16(1)};
+	struct hv_packed_buf b;
+	uint8_t *base;
+
+	if (m->next != NULL || (m->ol_flags & hv_vhost_vnet_hdr_flag))
+		return PK_NOT_SIMPLE;
+	if (hv_packed_walk_fast(vr->pdesc, vr->size, &port->mem, &vr->mem_hint, st->at, true,
+				port->indirect, chain, &b) != 0 ||
+	    chain->n_iov != 1 || chain->iov[0].len < hdr_size + len || !id_take(vr, b.id))
+		return PK_NOT_SIMPLE;
+	base = chain->iov[0].base;
+	if (hdr_size == sizeof(h))
+		pk_guest_hdr_store(base, &h, sizeof(h));
+	else
+		pk_guest_hdr_store(base, &h, sizeof(struct virtio_net_hdr));
+	pk_guest_copy_batched(&st->batch, base + hdr_size, rte_pktmbuf_mtod(m, const uint8_t *),
+			      len);
+	pk_used_store(vr, st->used, b.id, hdr_size + len);
+	st->used = hv_packed_advance(st->used, b.ndesc, vr->size);
+	st->slots += b.ndesc;
+	vr->pk_ids[vr->pk_nids++] = b.id;
+	st->at = b.next;
+	return 0;
+}
+
 static inline bool
 pk_tx_error_breaks_ring(int rc)
 {
@@ -453,7 +496,9 @@ vhost_packed_tx(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf
 			published += st.slots;
 			st.slots = 0;
 		}
-		rc = pk_enqueue_one(port, vr, pkts[i], &st, &chain);
+		rc = pk_enqueue_simple(port, vr, pkts[i], &st, &chain);
+		if (rc == PK_NOT_SIMPLE)
+			rc = pk_enqueue_one(port, vr, pkts[i], &st, &chain);
 		if (likely(rc == 0)) {
 			sent++;
 			vr->stats.bytes += len;

@@ -17,6 +17,7 @@
 # exclusive cost) and
 # "PROFILE dut=... size=... frames=... ir_per_frame=...".
 # For source lines, build with debug info: meson setup B -Ddebug=true.
+# HV_PROF_PACKED=1 drives the DUT's packed ring (virtio-user packed_vq=1).
 set -u -o pipefail
 . "$(dirname "$0")/bench_lib.sh"
 
@@ -28,6 +29,8 @@ dut=${1:?usage: $0 hvswitch|testpmd [SIZE] [BUILD_DIR]}
 size=${2:-64}
 build=${3:-./build}
 window=${HV_PROF_WINDOW_S:-10}
+# HV_PROF_PACKED=1: the generator's virtio-user asks for the packed ring
+vu_args=$([ "${HV_PROF_PACKED:-0}" = 1 ] && echo ",packed_vq=1")
 settle=${HV_PROF_SETTLE_S:-20}
 testpmd=${HV_BENCH_TESTPMD:-dpdk-testpmd}
 pktgen=${HV_BENCH_PKTGEN:-$build/tests/perf/hv_pktgen}
@@ -85,8 +88,8 @@ done
 
 # warm-up (a DUT under valgrind connects and maps memory slowly), the window, a margin
 "$pktgen" -l 0 --no-pci --no-huge -m 256 --file-prefix "hvp$$g" \
-	--vdev "net_virtio_user0,path=$s0,queues=1,queue_size=1024" \
-	--vdev "net_virtio_user1,path=$s1,queues=1,queue_size=1024" \
+	--vdev "net_virtio_user0,path=$s0,queues=1,queue_size=1024$vu_args" \
+	--vdev "net_virtio_user1,path=$s1,queues=1,queue_size=1024$vu_args" \
 	-- --size "$size" --warmup-s "$settle" --duration-s $((window + 10)) --link-timeout-s 60 \
 	--learn-first --report-ms 50 \
 	>"$out/gen.log" 2>&1 &
