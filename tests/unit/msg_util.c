@@ -216,11 +216,10 @@ ring_setup(int *memfd_out)
 	m.payload.addr.used_user_addr = MEM_UA + 0x2000;
 	ck_assert_int_eq(send_msg(&m), 0);
 	ck_assert_int_eq(send_state(VHOST_USER_SET_VRING_BASE, 0, 7), 0);
-	ck_assert_int_eq(
-		send_u64(VHOST_USER_SET_FEATURES,
-			 (HV_VHOST_FEATURES_DEFAULT & ~HV_VHOST_F_RING_PACKED) |
-				 RTE_BIT64(VHOST_USER_F_PROTOCOL_FEATURES)),
-		0);
+	ck_assert_int_eq(send_u64(VHOST_USER_SET_FEATURES,
+				  (HV_VHOST_FEATURES_DEFAULT & ~HV_VHOST_F_RING_PACKED) |
+					  RTE_BIT64(VHOST_USER_F_PROTOCOL_FEATURES)),
+			 0);
 	ck_assert_int_eq(send_vring_fd(VHOST_USER_SET_VRING_KICK, 0, evfd()), 0);
 	ck_assert_uint_eq(port->vr[0].ready, 0);
 }
