@@ -186,6 +186,7 @@ struct sw_view {
 struct sw_rxq {
 	struct sw_port *port;
 	uint16_t q;
+	uint16_t quiet; /* empty polls in a row (its PMD only; pmd.c) */
 };
 
 struct sw_rxq_list {
@@ -209,6 +210,7 @@ struct sw_pmd {
 	uint64_t busy_cycles;
 	uint64_t packets;
 	uint64_t batches;
+	uint32_t quiet_rxqs; /* queues of its list polled on every few iterations only */
 	/* idle sleep (pmd_sleep.c) */
 	struct sw_sleeper *sleeper;
 	int wake_fd; /* written when its queue list changes */
