@@ -9,12 +9,14 @@
  * taken twice.
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
 
 #include "ring_fixture.h"
@@ -333,6 +335,54 @@ START_TEST(vring_base_resumes)
 }
 END_TEST
 
+/*
+ * What logging costs the rx path, in TSC cycles per 64 B frame delivered in
+ * bursts of 32, logging off and on interleaved (the log cleared before each
+ * ring's worth, as the frontend's syncs clear it). Printed, not asserted:
+ * doc/performance.rst quotes it.
+ */
+START_TEST(log_cost)
+{
+	enum {
+		BURST = 32,
+		ROUNDS = 100
+	};
+	uint64_t cycles[2] = {0, 0}, frames[2] = {0, 0};
+
+	start_log(false);
+	for (unsigned int r = 0; r < 2 * ROUNDS; r++) {
+		int on = r & 1;
+
+		set_features(FEATURES | (on ? RTE_BIT64(VHOST_USER_F_LOG_ALL) : 0));
+		for (uint16_t i = 0; i < RAW_RING_SIZE; i++) {
+			uint64_t addr = raw_gpa(RAW_DATA_OFF + i * 2048u);
+			uint32_t len = 2048;
+			uint16_t flags = VRING_DESC_F_WRITE;
+
+			raw_fe_post(&fe, 0, i, 1, &addr, &len, &flags);
+		}
+		memset(log_bits, 0, LOG_SIZE);
+		for (unsigned int b = 0; b < RAW_RING_SIZE / BURST; b++) {
+			struct rte_mbuf *m[BURST];
+			uint64_t t;
+
+			for (unsigned int i = 0; i < BURST; i++)
+				m[i] = peer_frame(peer_guest_pool(), 64, i, 1);
+			t = rte_rdtsc();
+			frames[on] += hv_vhost_tx_burst(bad, 0, m, BURST);
+			cycles[on] += rte_rdtsc() - t;
+		}
+	}
+	ck_assert_uint_eq(frames[0], (uint64_t)ROUNDS * RAW_RING_SIZE);
+	ck_assert_uint_eq(frames[1], (uint64_t)ROUNDS * RAW_RING_SIZE);
+	fprintf(stderr,
+		"log cost: 64 B frames into the guest, bursts of %d: %.1f cycles/frame with "
+		"logging off, %.1f on (%+.0f %%)\n",
+		BURST, (double)cycles[0] / frames[0], (double)cycles[1] / frames[1],
+		100.0 * ((double)cycles[1] / frames[1] / ((double)cycles[0] / frames[0]) - 1));
+}
+END_TEST
+
 static void *
 suite(void)
 {
@@ -345,6 +395,7 @@ suite(void)
 	tcase_add_test(t, log_off_logs_nothing);
 	tcase_add_test(t, log_shrunk_under_us);
 	tcase_add_test(t, vring_base_resumes);
+	tcase_add_test(t, log_cost);
 	suite_add_tcase(s, t);
 	return s;
 }
