@@ -66,7 +66,14 @@ def main():
     t0 = time.monotonic()
     deadline = t0 + float(timeout_s)
     res["fdb_before"] = fdb_port(hvctl, sock, mac)
-    src.cmd("migrate", {"uri": uri})
+    try:
+        src.cmd("migrate", {"uri": uri})
+    except RuntimeError as e:
+        # QEMU refuses (a migration blocker): what it said is the result
+        res["status"] = "refused"
+        res["error"] = str(e)
+        print(json.dumps(res))
+        return
     completed_at = None
     while time.monotonic() < deadline:
         now = time.monotonic() - t0
