@@ -156,9 +156,9 @@ log_map(const struct vhost_user_log *l, int fd, struct hv_log *out, const char *
 		*why = "log larger than its file";
 		return -EINVAL;
 	}
-	/* whole file blocks, as hugetlbfs maps them */
+	/* whole file blocks, as hugetlbfs maps them (up to 1 GiB pages) */
 	blk = st.st_blksize > 0 ? (uint64_t)st.st_blksize : 4096;
-	if ((blk & (blk - 1)) != 0 || blk > HV_LOG_MAX_BYTES) {
+	if ((blk & (blk - 1)) != 0 || blk > (UINT64_C(1) << 30)) {
 		*why = "log file has an odd block size";
 		return -EINVAL;
 	}
@@ -190,8 +190,7 @@ vhost_log_set_base(struct hv_vhost_port *port, const struct vhost_user_log *l, i
 		rc = -ENOSPC;
 	}
 	if (rc != 0) {
-		if (rc == -EBADF)
-			__atomic_fetch_add(&port->mem_stats.not_memfs, 1, __ATOMIC_RELAXED);
+		/* a file of another kind is also counted as such by the dispatcher (fds_refused) */
 		VHOST_LOG(ERR, port,
 			  "SET_LOG_BASE size 0x%" PRIx64 " offset 0x%" PRIx64 " refused: %s",
 			  l->mmap_size, l->mmap_offset, why);
