@@ -287,6 +287,11 @@ write_queues(struct hv_metrics_out *o, const struct m_snap *s)
 		      "Times the ring was stopped for guest misbehaviour", stops);
 	QUEUE_COUNTER(o, s, "hvswitch_queue_borrowed",
 		      "Frames whose tail was lent from guest memory, not copied", borrowed);
+	QUEUE_COUNTER(o, s, "hvswitch_queue_log_pages",
+		      "Guest pages marked dirty in the live-migration log", log_pages);
+	QUEUE_COUNTER(o, s, "hvswitch_queue_log_syncs",
+		      "Bursts that logged their writes to guest memory (live migration)",
+		      log_syncs);
 	hv_metrics_family(o, "hvswitch_queue_drops", HV_METRICS_COUNTER,
 			  "Frames (or rings) the vhost-user driver dropped, by reason");
 	for (unsigned int i = 0; i < s->n_ports; i++) {

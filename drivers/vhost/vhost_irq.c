@@ -111,7 +111,11 @@ vring_signal(struct hv_vhost_port *port, struct hv_vring *vr)
 void
 vring_used_done(struct hv_vhost_port *port, struct hv_vring *vr, uint16_t entries)
 {
-	used_publish(vr);
+	/* the one test of logging per burst: off, it costs this branch */
+	if (unlikely(port->log.bits != NULL))
+		vhost_log_used_done(port, vr, entries);
+	else
+		used_publish(vr);
 	if (port->irq_hook != NULL) {
 		struct hv_vhost_irq_event ev = {
 			.entries = entries,

@@ -168,6 +168,12 @@ cat >"$root/init" <<'INIT'
 #                     "HVTEST IPERF json-begin" and "HVTEST IPERF json-end".
 #   hv.iperf_s=S      the same for S seconds (-t S) instead of -n (benchmarks;
 #                     hv.tcp_kb may then be 0: no nc transfer)
+#   hv.migr=ROLE      live migration test (tests/e2e/migrate.sh), instead of the
+#                     pings above: "target" (the guest that moves) receives
+#                     hv.tcp_kb KiB on TCP port 5002 and prints its sha256;
+#                     "peer" once the target answers pings it every 0.1 s
+#                     (hv.count of them) while it streams hv.tcp_kb KiB to it
+#                     in 4 KiB pieces hv.gap seconds apart, then prints both
 # Where guest CPL0 is emulated every system call and every fork costs
 # milliseconds: this script reads short files with the shell's read, not
 # $(cat) (a fork), and needs no applet links where busybox runs its applets
@@ -210,7 +216,7 @@ finish() {
 }
 
 hold=0; ip=; peer=; count=20; min=; wait=120; linger=30; interval=0.2; tcp=0; tcp_kb=0; tcp_role=
-iperf_kb=0; iperf_s=0
+iperf_kb=0; iperf_s=0; migr=; gap=0.05
 # (cat: the shell's read takes a file byte by byte, two system calls a byte)
 for arg in $(cat /proc/cmdline); do
 	case $arg in
@@ -227,6 +233,8 @@ for arg in $(cat /proc/cmdline); do
 	hv.iperf_s=*) iperf_s=${arg#hv.iperf_s=} ;;
 	hv.interval=*) interval=${arg#hv.interval=} ;;
 	hv.tcp=*) tcp=${arg#hv.tcp=} ;;
+	hv.migr=*) migr=${arg#hv.migr=} ;;
+	hv.gap=*) gap=${arg#hv.gap=} ;;
 	esac
 done
 [ -n "$min" ] || min=$count
@@ -327,6 +335,15 @@ oper
 now
 say "LINK state=$oper carrier=$carrier uptime=$UP"
 
+# The guest that migrates: it only receives (its kernel answers the pings).
+if [ "$migr" = target ]; then
+	say "MIGR listening"
+	nc -l -p 5002 >/tmp/rx
+	now
+	say "TCP recv bytes=$(wc -c </tmp/rx) sha256=$(sha256sum /tmp/rx | cut -c1-64) uptime=$UP"
+	finish
+fi
+
 # Wait until the peer answers once (it may still be booting).
 now
 start=$UP_S
@@ -344,6 +361,45 @@ if [ $reached -ne 1 ]; then
 	finish
 fi
 say "REACHED peer=$peer waited=${waited}s"
+
+# The peer of the guest that migrates: pings and a paced TCP stream that
+# last across the migration (the host migrates once it sees MIGR streaming).
+if [ "$migr" = peer ]; then
+	dd if=/dev/urandom of=/tmp/seed bs=4093 count=1 2>/dev/null
+	set --
+	i=0
+	while [ $i -lt $(( (tcp_kb * 1024 + 4092) / 4093 )) ]; do set -- "$@" /tmp/seed; i=$((i + 1)); done
+	cat "$@" | head -c $((tcp_kb * 1024)) >/tmp/tx
+	say "TCP send bytes=$(wc -c </tmp/tx) sha256=$(sha256sum /tmp/tx | cut -c1-64)"
+	ping -c "$count" -i 0.1 -W 2 "$peer" >/tmp/ping.out 2>&1 &
+	pinger=$!
+	pieces=$(( (tcp_kb + 3) / 4 ))
+	stream() {
+		i=0
+		while [ $i -lt $pieces ]; do
+			# nc gone (the target did not listen yet): retry from the start
+			dd if=/tmp/tx bs=4096 skip=$i count=1 2>/dev/null || return 1
+			[ $i = 8 ] && say "MIGR streaming" >&2
+			sleep "$gap"
+			i=$((i + 1))
+		done
+	}
+	i=0
+	until stream 2>/dev/console | nc "$peer" 5002; do
+		i=$((i + 1)); [ $i -ge 20 ] && break; sleep 0.5
+	done
+	now
+	say "TCP sent tries=$i uptime=$UP"
+	wait $pinger
+	tail -n 3 /tmp/ping.out
+	tx=$(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' /tmp/ping.out)
+	rx=$(sed -n 's/.* \([0-9]*\) packets received.*/\1/p' /tmp/ping.out)
+	# the longest run of sequence numbers without a reply
+	gapmax=$(sed -n 's/.*seq=\([0-9]*\) .*/\1/p' /tmp/ping.out |
+		awk 'BEGIN { p = -1 } { if ($1 - p - 1 > m) m = $1 - p - 1; p = $1 } END { print m + 0 }')
+	say "PING migr sent=${tx:-0} received=${rx:-0} longest_gap=$gapmax"
+	finish
+fi
 
 # The measured run: $interval s apart, each reply may take up to 2 s (TCG jitter).
 ping -c "$count" -i "$interval" -W 2 -w $((count + 30)) "$peer" >/tmp/ping.out 2>&1

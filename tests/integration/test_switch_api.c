@@ -228,7 +228,8 @@ START_TEST(type_keys)
 		"port n0: an ethdev port needs devargs");
 	refused("port.add", "{\"name\":\"v0\",\"features\":\"mq,bogus\"}",
 		"port.add: unknown feature 'bogus' (known: mrg_rxbuf, indirect_desc, event_idx, "
-		"mq, csum, guest_csum, host_tso4, host_tso6, guest_tso4, guest_tso6, in_order)");
+		"mq, csum, guest_csum, host_tso4, host_tso6, guest_tso4, guest_tso6, in_order, "
+		"guest_announce)");
 	cJSON_Delete(hvsw_ok(&D, "port.add",
 			     "{\"name\":\"n0\",\"type\":\"ethdev\","
 			     "\"devargs\":\"net_null0\",\"vlan\":7}"));
