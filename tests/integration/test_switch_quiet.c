@@ -132,8 +132,8 @@ START_TEST(quiet_queues_forward)
 
 			ck_assert_msg(guest_count(&G[k], bc[i]) == want_bc &&
 					      guest_count(&G[k], uc[i]) == want_uc,
-				      "vm%u got vm%u's broadcast %u times, its unicast %u times", k, i,
-				      guest_count(&G[k], bc[i]), guest_count(&G[k], uc[i]));
+				      "vm%u got vm%u's broadcast %u times, its unicast %u times", k,
+				      i, guest_count(&G[k], bc[i]), guest_count(&G[k], uc[i]));
 		}
 		ck_assert_uint_eq(guest_bad(&G[i]), 0);
 	}
