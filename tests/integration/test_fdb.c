@@ -137,6 +137,66 @@ START_TEST(mac_moves)
 }
 END_TEST
 
+static void
+learn_tag(uint32_t n, uint16_t port, uint16_t tag, uint64_t now)
+{
+	struct hv_fdb_key k = key(n, 0);
+	const struct hv_fdb_key *kp = &k;
+
+	hv_fdb_learn_bulk_tag(fdb, &kp, 1, port, &tag, now, &refused[port]);
+}
+
+static uint16_t
+lookup_tag(uint32_t n, uint16_t *tag)
+{
+	struct hv_fdb_key k = key(n, 0);
+	const struct hv_fdb_key *kp = &k;
+	uint16_t port;
+
+	hv_fdb_lookup_bulk_tag(fdb, &kp, 1, &port, tag);
+	return port;
+}
+
+/* A tunnel port's MACs carry their remote VTEP: a move between VTEPs is a move. */
+START_TEST(tags_follow_moves)
+{
+	struct hv_fdb_stats st;
+	uint16_t tag = 99;
+
+	learn_tag(5, 4, 7, 10);
+	hv_fdb_apply(fdb);
+	ck_assert_uint_eq(lookup_tag(5, &tag), 4);
+	ck_assert_uint_eq(tag, 7);
+	/* the same VTEP again: nothing queued */
+	learn_tag(5, 4, 7, 11);
+	ck_assert_uint_eq(hv_fdb_apply(fdb), 0);
+	/* another VTEP behind the same port: moved, still one MAC of port 4 */
+	learn_tag(5, 4, 9, 12);
+	ck_assert_uint_eq(hv_fdb_apply(fdb), 1);
+	ck_assert_uint_eq(lookup_tag(5, &tag), 4);
+	ck_assert_uint_eq(tag, 9);
+	ck_assert_uint_eq(hv_fdb_count(fdb, 4), 1);
+	hv_fdb_get_stats(fdb, &st);
+	ck_assert_uint_eq(st.moved, 1);
+	/* to a local port, learned untagged: tag 0 */
+	learn(5, 0, 2, 13);
+	hv_fdb_apply(fdb);
+	ck_assert_uint_eq(lookup_tag(5, &tag), 2);
+	ck_assert_uint_eq(tag, 0);
+	/* an unknown key: no port, tag 0 */
+	ck_assert_uint_eq(lookup_tag(6, &tag), HV_FDB_PORT_NONE);
+	ck_assert_uint_eq(tag, 0);
+	/* flushing one VTEP's MACs leaves the port's others */
+	learn_tag(10, 4, 7, 14);
+	learn_tag(11, 4, 8, 14);
+	hv_fdb_apply(fdb);
+	ck_assert_uint_eq(hv_fdb_flush_tag(fdb, 4, 7), 1);
+	ck_assert_uint_eq(lookup(10, 0), HV_FDB_PORT_NONE);
+	ck_assert_uint_eq(lookup_tag(11, &tag), 4);
+	ck_assert_uint_eq(tag, 8);
+}
+END_TEST
+
 START_TEST(vlans_are_separate)
 {
 	learn(5, 10, 1, 1);
@@ -476,6 +536,7 @@ suite(void)
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, learn_then_lookup);
 	tcase_add_test(t, mac_moves);
+	tcase_add_test(t, tags_follow_moves);
 	tcase_add_test(t, vlans_are_separate);
 	tcase_add_test(t, per_port_limit);
 	tcase_add_test(t, ageing);
