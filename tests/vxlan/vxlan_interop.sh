@@ -53,6 +53,7 @@ cleanup() {
 		kill -KILL "$sw_pid" 2>/dev/null
 	fi
 	ip link del "$hvu" 2>/dev/null
+	ip link del "hvw$id" 2>/dev/null
 	for n in "${nss[@]}"; do ip netns del "$n" 2>/dev/null; done
 	rm -rf "/var/run/dpdk/$prefix"
 	[ -n "${HV_VXLAN_KEEP:-}" ] && echo "logs kept in $run" || rm -rf "$run"
@@ -76,6 +77,12 @@ check() { # name, then the command
 	fi
 }
 hvctl_sw() { "$HVCTL" --socket "$run/hvswitch.sock" "$@"; }
+start_switch() {
+	"$HVSWITCH" -l 0,1 --main-lcore 0 --no-pci --no-huge -m 256 --file-prefix "$prefix" \
+		-- --run-dir "$run" --config "$run/hvswitch.json" >>"$run/switch.log" 2>&1 &
+	sw_pid=$!
+	wait_for 20 hvctl_sw version >/dev/null 2>&1 || fail "hvswitch did not answer"
+}
 # wait_for SECONDS COMMAND...: until it succeeds
 wait_for() {
 	local s=$1
@@ -123,10 +130,7 @@ make_vtep a 192.168.77.2 10.0.0.11 192.168.77.1 192.168.77.3 || fail "VTEP A"
 make_vtep b 192.168.77.3 10.0.0.12 192.168.77.1 192.168.77.2 || fail "VTEP B"
 
 echo "--- hvswitch: uplink up0 (af_packet on $hvu), vm0, vm1, vx0"
-"$HVSWITCH" -l 0,1 --main-lcore 0 --no-pci --no-huge -m 256 --file-prefix "$prefix" \
-	-- --run-dir "$run" --config "$run/hvswitch.json" >"$run/switch.log" 2>&1 &
-sw_pid=$!
-wait_for 20 hvctl_sw version >/dev/null 2>&1 || fail "hvswitch did not answer"
+start_switch
 # the uplink in a VLAN of its own: the guests' floods stay off the bare underlay
 hvctl_sw port add up0 --type ethdev --devargs "net_af_packet$id,iface=$hvu" --vlan 4000 \
 	>/dev/null || fail "port add up0"
@@ -295,11 +299,47 @@ check "guest b's 4 frames of 1500 bytes did not fit a 1500-byte underlay: 4 MTU 
 nsx "hvxha$id" ping -q -c 3 -i 0.2 -W 1 10.0.0.1 >"$run/ping-small.log" 2>&1
 check "small frames still cross" grep -q " 0% packet loss" "$run/ping-small.log"
 
-kill -TERM "$sw_pid"
-for _ in $(seq 100); do kill -0 "$sw_pid" 2>/dev/null || break; sleep 0.1; done
-wait "$sw_pid"
-rc=$?
-sw_pid=
-check "hvswitch stopped cleanly (exit $rc)" test "$rc" = 0
+stop_switch() {
+	kill -TERM "$sw_pid"
+	for _ in $(seq 100); do kill -0 "$sw_pid" 2>/dev/null || break; sleep 0.1; done
+	wait "$sw_pid"
+	rc=$?
+	sw_pid=
+	check "hvswitch stopped cleanly (exit $rc)" test "$rc" = 0
+}
+
+echo "--- restart: the config brings the tunnels back after their uplinks; traffic flows again"
+# a second tunnel whose port index is below its uplink's (the config lists it first)
+ip link add "hvw$id" type veth peer name "hvx$id" || fail "second veth"
+ip link set "hvw$id" up
+hvctl_sw port add tmp0 >/dev/null || fail "port add tmp0"
+hvctl_sw port add up1 --type ethdev --devargs "net_af_packet$((id + 1)),iface=hvw$id" \
+	--vlan 4001 >/dev/null || fail "port add up1"
+hvctl_sw port del tmp0 >/dev/null || fail "port del tmp0"
+hvctl_sw port add vx1 --type vxlan --vni 200 --local 192.168.88.1 --uplink up1 >/dev/null ||
+	fail "port add vx1"
+stop_pids
+stop_switch
+start_switch
+hvctl_sw --json port list >"$run/list-restart.json"
+all_running() {
+	python3 - "$run/list-restart.json" <<'PY'
+import json, sys
+ports = {p["name"]: p for p in json.load(open(sys.argv[1]))}
+bad = {n: p.get("error", p["state"]) for n, p in ports.items() if p["state"] == "error"}
+print("  ports:", sorted(ports), "in error:", bad)
+sys.exit(0 if not bad and {"up0", "up1", "vx0", "vx1", "vm0", "vm1"} <= set(ports) else 1)
+PY
+}
+check "after a restart every port is back, no tunnel in error" all_running
+hvctl_sw port list >"$run/list.txt" || fail "port list"
+check "port list shows the tunnel's VNI and uplink" grep -q "vni 100 on up0" "$run/list.txt"
+hvctl_sw port show vx0 >"$run/show-vx0.txt" || fail "port show vx0"
+guest a vm0 "ip=10.0.0.1 mode=respond seconds=30"
+wait_for 20 port_up vm0 || fail "guest a did not come back after the restart"
+check "host A pings guest a after the restart, 0 % loss" \
+	nsx "hvxha$id" ping -q -c 5 -i 0.2 -W 2 10.0.0.1 >"$run/ping-restart.log"
+stop_pids
+stop_switch
 ! grep -qE 'Sanitizer|runtime error' "$run/switch.log" || fail "sanitizer report in the switch's log"
 echo "$passed checks passed"
