@@ -218,6 +218,11 @@ vx_conf_set(const struct sw_port *p, const struct hv_ctl_vals *v, const char *cm
 {
 	struct sw_vx_conf *vc = vx_conf(c);
 
+	if (v->v[HV_CTL_K_TRUNK].set && v->v[HV_CTL_K_TRUNK].b) {
+		snprintf(err, errlen, "%s: port %s: a vxlan port carries one VLAN, never a trunk",
+			 cmd, p->conf.name);
+		return -1;
+	}
 	if (!v->v[HV_CTL_K_REMOTE].set)
 		return 0;
 	if (remotes_parse(v->v[HV_CTL_K_REMOTE].s, cmd, vc, err, errlen) != 0)

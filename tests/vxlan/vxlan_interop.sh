@@ -142,6 +142,8 @@ hvctl_sw port add vx0 --type vxlan --vni 100 --local 192.168.77.1 --uplink up0 \
 	--remote 192.168.77.2,192.168.77.3 >/dev/null || fail "port add vx0"
 out=$(hvctl_sw port del up0 2>&1) && fail "the uplink of a tunnel was deleted"
 echo "refused as it should: $out"
+out=$(hvctl_sw port set vx0 trunk=true 2>&1) && fail "a tunnel became a trunk"
+echo "refused as it should: $out"
 
 echo "--- captures on both VTEPs' underlay, guests' frames into the switch"
 for n in a b; do
