@@ -76,9 +76,13 @@ static inline rte_be16_t
 flow_port(const struct rte_mbuf *m)
 {
 	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-	uint32_t h;
+	uint64_t macs;
+	uint32_t h, tail;
 
-	h = rte_hash_crc(eth, 12, 0);
+	/* copied out: a decapsulated frame's header is only 2-byte aligned */
+	memcpy(&macs, eth, sizeof(macs));
+	memcpy(&tail, (const uint8_t *)eth + 8, sizeof(tail));
+	h = rte_hash_crc_4byte(tail, rte_hash_crc_8byte(macs, 0));
 	if (eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) &&
 	    m->data_len >= sizeof(*eth) + sizeof(struct rte_ipv4_hdr) + 4) {
 		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + 1);

@@ -339,6 +339,13 @@ check "port list shows the tunnel's VNI and uplink" grep -q "vni 100 on up0" "$r
 hvctl_sw port show vx0 >"$run/show-vx0.txt" || fail "port show vx0"
 guest a vm0 "ip=10.0.0.1 mode=respond seconds=30"
 wait_for 20 port_up vm0 || fail "guest a did not come back after the restart"
+resolved() { # both remote VTEPs of vx0 have their next hop again (hvswitch's own ARP)
+	"$HVCTL" --socket "$run/hvswitch.sock" --json port show vx0 | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["vxlan"]["remotes"]
+sys.exit(not (len(r) >= 2 and all(x["next_hop_mac"] for x in r)))'
+}
+check "vx0 resolved its remote VTEPs again after the restart" wait_for 20 resolved
 check "host A pings guest a after the restart, 0 % loss" \
 	nsx "hvxha$id" ping -q -c 5 -i 0.2 -W 2 10.0.0.1 >"$run/ping-restart.log"
 stop_pids
