@@ -205,6 +205,8 @@ fdb_entry_json(const struct hv_fdb_entry *e, void *arg)
 	cJSON_AddNumberToObject(o, HV_CTL_KEY(VLAN), e->key.vlan);
 	cJSON_AddStringToObject(o, HV_CTL_KEY(PORT),
 				sw.ports[e->port] ? sw.ports[e->port]->conf.name : "?");
+	if (e->is_static)
+		cJSON_AddBoolToObject(o, "static", true);
 	/* where behind the port (a tunnel's remote VTEP) */
 	if (e->tag != 0 && sw.ports[e->port] != NULL && sw.ports[e->port]->ops->ctl->fdb_json)
 		sw.ports[e->port]->ops->ctl->fdb_json(sw.ports[e->port], e->tag, o);

@@ -35,8 +35,8 @@ vx_conf_c(const struct sw_port_conf *c)
 	return (const struct sw_vx_conf *)c->priv;
 }
 
-static const int vx_keys[] = {HV_CTL_K_VNI,     HV_CTL_K_LOCAL,  HV_CTL_K_UPLINK,
-			      HV_CTL_K_DSTPORT, HV_CTL_K_REMOTE, HV_CTL_K__MAX};
+static const int vx_keys[] = {HV_CTL_K_VNI,    HV_CTL_K_LOCAL,  HV_CTL_K_UPLINK, HV_CTL_K_DSTPORT,
+			      HV_CTL_K_REMOTE, HV_CTL_K_MIRROR, HV_CTL_K__MAX};
 
 static void
 ip_str(rte_be32_t ip, char *buf, size_t len)
@@ -119,6 +119,9 @@ vx_conf_parse(const struct hv_ctl_vals *v, const char *cmd, struct sw_port_conf 
 	if (v->v[HV_CTL_K_REMOTE].set &&
 	    remotes_parse(v->v[HV_CTL_K_REMOTE].s, cmd, vc, err, errlen) != 0)
 		return -1;
+	/* the table's length fits (15) */
+	if (v->v[HV_CTL_K_MIRROR].set)
+		snprintf(vc->mirror, sizeof(vc->mirror), "%s", v->v[HV_CTL_K_MIRROR].s);
 	return 0;
 }
 
@@ -149,6 +152,8 @@ vx_conf_json(const struct sw_port_conf *c, cJSON *o)
 	cJSON_AddNumberToObject(o, HV_CTL_KEY(DSTPORT), vc->dstport);
 	remotes_str(vc, list, sizeof(list));
 	cJSON_AddStringToObject(o, HV_CTL_KEY(REMOTE), list);
+	if (vc->mirror[0] != '\0')
+		cJSON_AddStringToObject(o, HV_CTL_KEY(MIRROR), vc->mirror);
 }
 
 static bool
@@ -252,8 +257,8 @@ synchronize(void)
 }
 
 /* A free remote slot for @ip (its address published last), or -1. */
-static int
-remote_add(struct sw_vx *vx, rte_be32_t ip, bool flood, bool learned)
+int
+vx_remote_add(struct sw_vx *vx, rte_be32_t ip, bool flood, bool learned)
 {
 	for (int i = 0; i < VX_MAX_REMOTES; i++) {
 		if (vx->ips[i] == ip) {
@@ -275,8 +280,8 @@ remote_add(struct sw_vx *vx, rte_be32_t ip, bool flood, bool learned)
 }
 
 /* Publish the flood list of the remotes marked flood. */
-static void
-flood_publish(struct sw_vx *vx)
+void
+vx_flood_publish(struct sw_vx *vx)
 {
 	struct vx_flood *fl = rte_zmalloc("vx_flood", sizeof(*fl), 0), *old;
 
@@ -285,7 +290,7 @@ flood_publish(struct sw_vx *vx)
 		return;
 	}
 	for (uint16_t i = 0; i < VX_MAX_REMOTES; i++)
-		if (vx->ips[i] != 0 && vx->remotes[i].flood)
+		if (vx->ips[i] != 0 && (vx->remotes[i].flood || vx->remotes[i].mirror_flood))
 			fl->idx[fl->n++] = i;
 	old = __atomic_exchange_n(&vx->flood, fl, __ATOMIC_ACQ_REL);
 	synchronize();
@@ -304,11 +309,12 @@ remotes_apply(struct sw_vx *vx, const struct sw_vx_conf *vc)
 	for (unsigned int i = 0; i < VX_MAX_REMOTES; i++)
 		vx->remotes[i].flood = false;
 	for (unsigned int i = 0; i < vc->n_remotes; i++)
-		if (remote_add(vx, vc->remotes[i], true, false) < 0)
+		if (vx_remote_add(vx, vc->remotes[i], true, false) < 0)
 			HV_LOG(ERR, "port %s: no room for remote VTEP %u", vx->port->conf.name, i);
-	flood_publish(vx);
+	vx_flood_publish(vx);
 	for (unsigned int i = 0; i < VX_MAX_REMOTES; i++) {
-		if (vx->ips[i] != 0 && !vx->remotes[i].flood && !vx->remotes[i].learned) {
+		if (vx->ips[i] != 0 && !vx->remotes[i].flood && !vx->remotes[i].learned &&
+		    !vx->remotes[i].mirror && !vx->remotes[i].mirror_flood) {
 			__atomic_store_n(&vx->ips[i], 0, __ATOMIC_RELEASE);
 			gone[i] = any_gone = true;
 		}
@@ -364,6 +370,7 @@ demux_publish(struct sw_port *uplink, const struct sw_port *with, const struct s
 static void
 vx_free(struct sw_vx *vx)
 {
+	vx_mirror_close(vx);
 	rte_ring_free(vx->learn);
 	rte_free(vx->remotes);
 	rte_free(vx->flood);
@@ -385,6 +392,8 @@ vx_open(struct sw_port *p, char *err, size_t errlen)
 		return -1;
 	}
 	vx = rte_zmalloc("sw_vx", sizeof(*vx), RTE_CACHE_LINE_SIZE);
+	if (vx != NULL)
+		vx->nl_fd = -1;
 	if (vx != NULL)
 		vx->remotes = rte_zmalloc("sw_vx_remotes", sizeof(*vx->remotes) * VX_MAX_REMOTES,
 					  RTE_CACHE_LINE_SIZE);
@@ -415,6 +424,11 @@ vx_open(struct sw_port *p, char *err, size_t errlen)
 	/* its TX only encapsulates; the uplink's own TX lock covers the sends */
 	p->txq_shared = false;
 	remotes_apply(vx, vc);
+	if (vc->mirror[0] != '\0' && vx_mirror_open(vx, vc->mirror, err, errlen) != 0) {
+		p->priv = NULL;
+		vx_free(vx);
+		return -1;
+	}
 	demux_publish(up, p, NULL);
 	/* once the PMDs see the port (vx_poll) */
 	vx->resolve = true;
@@ -478,6 +492,8 @@ vx_poll(void)
 			vx->resolve = false;
 			arp_kick();
 		}
+		if (vx->nl_fd >= 0)
+			vx_mirror_poll(vx);
 		while (rte_ring_sc_dequeue(vx->learn, &obj) == 0) {
 			rte_be32_t ip = rte_cpu_to_be_32((uint32_t)(uintptr_t)obj);
 			char s[INET_ADDRSTRLEN];
@@ -486,7 +502,7 @@ vx_poll(void)
 			/* what a hostile underlay could make us keep: unicast only */
 			if (ip == vx->local || h == 0 || (h >> 28) >= 0xe || (h >> 24) == 127)
 				continue;
-			if (remote_add(vx, ip, false, true) < 0) {
+			if (vx_remote_add(vx, ip, false, true) < 0) {
 				vx->learn_refused++;
 				continue;
 			}
@@ -527,6 +543,7 @@ vx_describe(const struct sw_port *p, cJSON *obj)
 	VX_COUNTERS(VX_X)
 #undef VX_X
 	cJSON_AddNumberToObject(o, "learn_refused", (double)vx->learn_refused);
+	cJSON_AddNumberToObject(o, "mirror_refused", (double)vx->mirror_refused);
 	{
 		cJSON *uo = cJSON_AddObjectToObject(o, "uplinks");
 
@@ -555,6 +572,7 @@ vx_describe(const struct sw_port *p, cJSON *obj)
 		cJSON_AddStringToObject(ro, "ip", ip);
 		cJSON_AddBoolToObject(ro, "flood", r->flood);
 		cJSON_AddBoolToObject(ro, "learned", r->learned);
+		cJSON_AddBoolToObject(ro, "mirror_flood", r->mirror_flood);
 		if (nh & VX_NH_VALID) {
 			struct rte_ether_addr a;
 

@@ -47,6 +47,7 @@ struct sw_vx_conf {
 	bool vni_set;
 	char uplink[SW_NAME_MAX];
 	rte_be32_t remotes[VX_MAX_CONF_REMOTES];
+	char mirror[16]; /* a kernel vxlan netdev whose FDB the port follows; "": none */
 };
 
 /* Per PMD, per remote VTEP (written by that PMD only). */
@@ -58,9 +59,11 @@ struct vx_remote_cnt {
 struct vx_remote {
 	/* the next hop's MAC in the low 48 bits, VX_NH_VALID when known (atomic: PMDs write) */
 	uint64_t nh;
-	uint64_t arp_ms; /* when an ARP request for it last went (atomic, PMDs) */
-	bool flood;      /* in the flood list (configured) */
-	bool learned;    /* added because frames came from it */
+	uint64_t arp_ms;   /* when an ARP request for it last went (atomic, PMDs) */
+	bool flood;        /* in the flood list (configured) */
+	bool learned;      /* added because frames came from it */
+	bool mirror_flood; /* in the flood list (the mirror's 00:00:00:00:00:00 entry) */
+	bool mirror;       /* the mirror named it */
 	struct vx_remote_cnt cnt[SW_MAX_PMDS];
 };
 
@@ -107,6 +110,9 @@ struct sw_vx {
 	struct rte_ring *learn; /* addresses of unknown VTEPs, PMDs to the control thread */
 	uint64_t learn_refused; /* control thread: no room for a learned VTEP */
 	bool resolve;           /* control thread: ARP for the remotes once the PMDs see it */
+	int nl_fd;              /* the mirror's netlink socket, -1: none */
+	int mirror_ifindex;
+	uint64_t mirror_refused; /* mirror entries not installed (no room) */
 	struct vx_pmd_cnt cnt[SW_MAX_PMDS];
 };
 
@@ -140,6 +146,17 @@ extern struct vx_uplink_cnt vx_uplink_cnt[SW_MAX_PMDS];
 /* The PMD index of the calling lcore (vxlan_dp.c; vx_pmd_map() fills it). */
 extern uint8_t vx_pmd_of_lcore[RTE_MAX_LCORE];
 void vx_pmd_map(void);
+
+/* ---- control plane (port_vxlan.c, vxlan_mirror.c), control thread ---- */
+/* The index of remote @ip, added if new (-1: no room); @flood, @learned are or-ed in. */
+int vx_remote_add(struct sw_vx *vx, rte_be32_t ip, bool flood, bool learned);
+/* Publish the flood list (after a remote's flood flags changed). */
+void vx_flood_publish(struct sw_vx *vx);
+/* Follow kernel netdev @ifname's FDB: subscribe and dump. 0, or -1 with @err. */
+int vx_mirror_open(struct sw_vx *vx, const char *ifname, char *err, size_t errlen);
+/* Apply what changed in the mirror's FDB (never blocks). */
+void vx_mirror_poll(struct sw_vx *vx);
+void vx_mirror_close(struct sw_vx *vx);
 
 /* ---- data path (vxlan_dp.c) ---- */
 /* Set by the control thread: PMD 0 sends ARP requests for unresolved remote VTEPs. */

@@ -73,6 +73,9 @@ static const struct hv_ctl_key_def keys[HV_CTL_K__MAX] = {
 	[HV_CTL_K_REMOTE] = {"remote", HV_CTL_T_STR, 0, HV_CTL_REMOTE_MAX, 0, NULL, "IP[,IP...]",
 			     "vxlan: remote VTEPs of the flood list (head-end replication); "
 			     "\"\": none"},
+	[HV_CTL_K_MIRROR] = {"mirror", HV_CTL_T_STR, 1, 15, 0, NULL, "NETDEV",
+			     "vxlan: a Linux vxlan device whose FDB (remote MACs, flood "
+			     "entries) the port follows, e.g. as FRR's zebra programs it"},
 	[HV_CTL_K_PORT] = {"port", HV_CTL_T_STR, 1, HV_CTL_NAME_MAX, 0, NULL, "NAME",
 			   "only this port"},
 	[HV_CTL_K_LOGTYPE] = {"logtype", HV_CTL_T_STR, 1, 64, 0, NULL, "TYPE",
@@ -121,10 +124,11 @@ static const struct hv_ctl_cmd_def cmds[HV_CTL_C__MAX] = {
 	[HV_CTL_C_PORT_ADD] = {"port.add",
 			       HV_CTL_WRITE,
 			       "create a port",
-			       18,
+			       19,
 			       {POS(NAME), P(TYPE), P(SOCKET), P(MODE), P(QUEUES), P(VLAN),
 				P(TRUNK), P(DEVARGS), P(PMD), P(FEATURES), P(RXMOD), P(OWNER),
-				P(PERM), P(VNI), P(LOCAL), P(UPLINK), P(DSTPORT), P(REMOTE)},
+				P(PERM), P(VNI), P(LOCAL), P(UPLINK), P(DSTPORT), P(REMOTE),
+				P(MIRROR)},
 			       HV_CTL_SVC_SWITCH},
 	[HV_CTL_C_PORT_DEL] =
 		{"port.del", HV_CTL_WRITE, "delete a port", 1, {POS(NAME)}, HV_CTL_SVC_SWITCH},

@@ -103,6 +103,9 @@ struct hv_fdb {
 	uint32_t capacity;
 };
 
+/* last_seen_ms of an entry a control plane installed: never aged, never moved by learning */
+#define STATIC_MS UINT64_MAX
+
 /* Keys are 8 bytes: one load each, not memcmp (rte_hash's default for this size). */
 static int
 key_cmp(const void *a, const void *b, size_t len)
@@ -435,6 +438,11 @@ learn_one(struct hv_fdb *fdb, const struct learn_req *r)
 		uint16_t old = data_port(data);
 
 		slot = data_slot(data);
+		if (fdb->last_seen_ms[slot] == STATIC_MS) {
+			/* a control plane's entry: what a frame says does not move it */
+			fdb->stats.static_kept++;
+			return;
+		}
 		if (old != r->port || data_tag(data) != r->tag) {
 			if (old != r->port && port_full(fdb, r->port)) {
 				fdb->stats.limit_refused++;
@@ -473,6 +481,52 @@ learn_one(struct hv_fdb *fdb, const struct learn_req *r)
 	}
 	per_port_add(fdb, r->port, 1);
 	fdb->stats.learned++;
+}
+
+int
+hv_fdb_set_static(struct hv_fdb *fdb, const struct hv_fdb_key *key, uint16_t port, uint16_t tag)
+{
+	uint32_t slot;
+	void *data;
+
+	if (port >= fdb->max_ports)
+		return -EINVAL;
+	if (rte_hash_lookup_data(fdb->h, key, &data) >= 0) {
+		slot = data_slot(data);
+		if (rte_hash_add_key_data(fdb->h, key, data_make(slot, port, tag)) != 0)
+			return -ENOSPC;
+		if (data_port(data) != port) {
+			per_port_add(fdb, data_port(data), -1);
+			per_port_add(fdb, port, 1);
+		}
+		fdb->last_seen_ms[slot] = STATIC_MS;
+		return 0;
+	}
+	slot = slot_alloc(fdb);
+	if (slot == UINT32_MAX)
+		return -ENOSPC;
+	fdb->last_seen_ms[slot] = STATIC_MS;
+	__atomic_store_n(&fdb->seen[slot], 0, __ATOMIC_RELAXED);
+	if (rte_hash_add_key_data(fdb->h, key, data_make(slot, port, tag)) != 0) {
+		fdb->free_slots[fdb->n_free++] = slot;
+		return -ENOSPC;
+	}
+	per_port_add(fdb, port, 1);
+	return 0;
+}
+
+int
+hv_fdb_del_static(struct hv_fdb *fdb, const struct hv_fdb_key *key)
+{
+	void *data;
+
+	if (rte_hash_lookup_data(fdb->h, key, &data) < 0 ||
+	    fdb->last_seen_ms[data_slot(data)] != STATIC_MS)
+		return -ENOENT;
+	if (rte_hash_del_key(fdb->h, key) < 0)
+		return -ENOENT;
+	per_port_add(fdb, data_port(data), -1);
+	return 0;
 }
 
 unsigned int
@@ -527,7 +581,7 @@ is_stale(struct hv_fdb *fdb, const void *data, uint64_t now_ms)
 	    now_ms > fdb->last_seen_ms[slot])
 		fdb->last_seen_ms[slot] = now_ms;
 	seen = fdb->last_seen_ms[slot];
-	return now_ms > seen && now_ms - seen > fdb->age_ms;
+	return seen != STATIC_MS && now_ms > seen && now_ms - seen > fdb->age_ms;
 }
 
 unsigned int
@@ -586,6 +640,10 @@ hv_fdb_walk(const struct hv_fdb *fdb, int (*fn)(const struct hv_fdb_entry *e, vo
 			.tag = data_tag(data),
 			.last_seen_ms = fdb->last_seen_ms[data_slot(data)],
 		};
+
+		e.is_static = e.last_seen_ms == STATIC_MS;
+		if (e.is_static)
+			e.last_seen_ms = 0;
 
 		memcpy(&e.key, key, sizeof(e.key));
 		rc = fn(&e, arg);

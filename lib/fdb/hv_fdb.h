@@ -63,6 +63,7 @@ struct hv_fdb_stats {
 				      requests queued (refused by a PMD) */
 	uint64_t table_full;     /**< not learned: no room */
 	uint64_t queue_full;     /**< learn requests lost: the control thread lagged */
+	uint64_t static_kept;    /**< learn requests that would have moved a static entry */
 };
 
 /** Learn requests a PMD refused for one port, in counters of the caller's. */
@@ -118,6 +119,18 @@ void hv_fdb_learn_bulk_tag(struct hv_fdb *fdb, const struct hv_fdb_key **keys, u
 /** Control thread: apply queued learn requests. @return requests handled. */
 unsigned int hv_fdb_apply(struct hv_fdb *fdb);
 
+/**
+ * Control thread: install @key on @port with @tag as a static entry (a
+ * control plane's: never aged, never moved by learning, installed whatever
+ * the per-port limit), replacing what the table had for it. 0, or -ENOSPC (table full)
+ * or -EINVAL.
+ */
+int
+hv_fdb_set_static(struct hv_fdb *fdb, const struct hv_fdb_key *key, uint16_t port, uint16_t tag);
+
+/** Control thread: remove the static entry of @key. 0, or -ENOENT (none, or not static). */
+int hv_fdb_del_static(struct hv_fdb *fdb, const struct hv_fdb_key *key);
+
 /** Control thread: remove entries idle for longer than the age. @return removed. */
 unsigned int hv_fdb_age(struct hv_fdb *fdb, uint64_t now_ms);
 
@@ -135,6 +148,7 @@ struct hv_fdb_entry {
 	struct hv_fdb_key key;
 	uint16_t port;
 	uint16_t tag;          /**< as learned (hv_fdb_learn_bulk_tag()), else 0 */
+	bool is_static;        /**< installed by hv_fdb_set_static() (last_seen_ms 0) */
 	uint64_t last_seen_ms; /**< as of the last hv_fdb_age() (a sighting since then is
 				    dated by the next one) */
 };

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* lib/fdb: learning, moves, limits, VLANs, ageing, flushing, concurrent readers. */
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -194,6 +195,38 @@ START_TEST(tags_follow_moves)
 	ck_assert_uint_eq(lookup(10, 0), HV_FDB_PORT_NONE);
 	ck_assert_uint_eq(lookup_tag(11, &tag), 4);
 	ck_assert_uint_eq(tag, 8);
+}
+END_TEST
+
+/* A control plane's entry: not aged, not moved by frames, removed only by it. */
+START_TEST(static_entries)
+{
+	struct hv_fdb_key k = key(21, 0);
+	struct hv_fdb_stats st;
+	uint16_t tag = 0;
+
+	ck_assert_int_eq(hv_fdb_set_static(fdb, &k, 4, 3), 0);
+	ck_assert_uint_eq(lookup_tag(21, &tag), 4);
+	ck_assert_uint_eq(tag, 3);
+	/* a frame from it elsewhere does not move it */
+	learn(21, 0, 2, 10);
+	hv_fdb_apply(fdb);
+	ck_assert_uint_eq(lookup(21, 0), 4);
+	hv_fdb_get_stats(fdb, &st);
+	ck_assert_uint_eq(st.static_kept, 1);
+	ck_assert_uint_eq(st.moved, 0);
+	/* long idle: still there */
+	hv_fdb_age(fdb, 1000000);
+	ck_assert_uint_eq(lookup(21, 0), 4);
+	/* a learned entry is not a static one to delete; a static one goes */
+	learn(22, 0, 2, 10);
+	hv_fdb_apply(fdb);
+	k = key(22, 0);
+	ck_assert_int_eq(hv_fdb_del_static(fdb, &k), -ENOENT);
+	k = key(21, 0);
+	ck_assert_int_eq(hv_fdb_del_static(fdb, &k), 0);
+	ck_assert_uint_eq(lookup(21, 0), HV_FDB_PORT_NONE);
+	ck_assert_uint_eq(hv_fdb_count(fdb, 4), 0);
 }
 END_TEST
 
@@ -537,6 +570,7 @@ suite(void)
 	tcase_add_test(t, learn_then_lookup);
 	tcase_add_test(t, mac_moves);
 	tcase_add_test(t, tags_follow_moves);
+	tcase_add_test(t, static_entries);
 	tcase_add_test(t, vlans_are_separate);
 	tcase_add_test(t, per_port_limit);
 	tcase_add_test(t, ageing);

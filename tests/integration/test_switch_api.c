@@ -191,7 +191,8 @@ START_TEST(config_port_keys)
 	ck_assert_msg(strstr(log,
 			     ": ports[0] (vm0): unknown argument 'mac_limit' (valid: name, type, "
 			     "socket, mode, queues, vlan, trunk, devargs, pmd, features, "
-			     "rxmod, owner, perm, vni, local, uplink, dstport, remote)") != NULL,
+			     "rxmod, owner, perm, vni, local, uplink, dstport, remote, mirror)") !=
+			      NULL,
 		      "%s", log);
 }
 END_TEST
