@@ -123,7 +123,7 @@ sw_dp_reassign(struct sw_dp *dp, struct sw_port *const *ports)
 	for (uint16_t i = 0; i < SW_MAX_PORTS; i++) {
 		struct sw_port *p = ports[i];
 
-		if (p == NULL || !p->running)
+		if (p == NULL || !p->running || p->ops->no_rx)
 			continue;
 		for (uint16_t q = 0; q < p->conf.queues; q++) {
 			struct sw_rxq_list *l = want[pmd_of(dp, p, q, &rr)];
@@ -243,12 +243,18 @@ sw_dp_pmd_main(void *arg)
 			}
 			if (n > 0) {
 				struct sw_capture *cap = sw_port_capture(p);
+				struct sw_demux *dm = __atomic_load_n(&p->demux, __ATOMIC_ACQUIRE);
+				uint16_t left = n;
 
 				got += n;
 				pmd->batches++;
 				if (unlikely(cap != NULL))
 					sw_dp_capture(cap, pmd->id, l->q[i].q, pkts, n, SW_CAP_RX);
-				sw_l2_input(pmd, view, p, pkts, n, now_ms);
+				/* a tunnel's frames on its uplink go to the tunnel */
+				if (unlikely(dm != NULL))
+					left = dm->input(dm, pmd, view, p, pkts, n, now_ms);
+				if (left > 0)
+					sw_l2_input(pmd, view, p, pkts, left, now_ms);
 				if (ops->rx_done != NULL)
 					ops->rx_done(p, e->q);
 			}
