@@ -528,7 +528,12 @@ fi
 switch_rc=running
 if kill -0 "$switch_pid" 2>/dev/null; then
 	kill -INT "$switch_pid"
-	for _ in $(seq 100); do kill -0 "$switch_pid" 2>/dev/null || break; sleep 0.1; done
+	# 30 s: a loaded 2-CPU host can be slow; a switch still there then is stuck:
+	# its threads' stacks go into the output before the cleanup kills it
+	for _ in $(seq 300); do kill -0 "$switch_pid" 2>/dev/null || break; sleep 0.1; done
+	if kill -0 "$switch_pid" 2>/dev/null && command -v gdb >/dev/null; then
+		gdb -p "$switch_pid" -batch -ex "thread apply all bt" 2>&1 | grep -E '^(Thread|#)' | head -80
+	fi
 	if kill -0 "$switch_pid" 2>/dev/null; then
 		switch_rc=hung
 	else
