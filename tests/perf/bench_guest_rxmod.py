@@ -80,7 +80,7 @@ def run(args):
         out["iperf_irq_mb"] = per_mb(c[0] - b[0] + c[1] - b[1], ib)
         if sw[1] is not None and sw[2] is not None:
             out["sw_iperf_irq_mb"] = per_mb(sw[2] - sw[1], ib)
-    return " ".join("%s=%.2f" % kv for kv in out.items())
+    return " ".join("%s=%.4g" % kv for kv in out.items())
 
 
 COLS = [("tcp_mbs", "TCP MB/s"), ("tcp_irq_mb", "TCP guest irqs/MB"),
@@ -90,6 +90,11 @@ COLS = [("tcp_mbs", "TCP MB/s"), ("tcp_irq_mb", "TCP guest irqs/MB"),
 RATIOS = [("tcp_mbs", "TCP MB/s"), ("tcp_irq_mb", "TCP guest irqs/MB"),
           ("iperf_mbps", "iperf3 Mbit/s"), ("iperf_irq_mb", "iperf3 guest irqs/MB")]
 SW = [("sw_tcp_irq_mb", "TCP switch irqs/MB"), ("sw_iperf_irq_mb", "iperf3 switch irqs/MB")]
+
+
+def num(v):
+    """three significant digits, no more decimals than one above 10"""
+    return "%.0f" % v if v >= 100 else "%.1f" % v if v >= 10 else "%.3g" % v
 
 
 def table(head, rows):
@@ -116,7 +121,7 @@ def summary(path):
     for p in res:
         for dut in order:
             if dut in res[p]:
-                rows.append([p, dut] + ["%.1f" % res[p][dut][k] if k in res[p][dut] else "-"
+                rows.append([p, dut] + [num(res[p][dut][k]) if k in res[p][dut] else "-"
                                         for k, _ in cols])
     table(["pair", "DUT"] + [t for _, t in cols], rows)
     for ref in ("testpmd", "rxmod0"):

@@ -34,7 +34,7 @@
 #   HV_BENCH_GUESTS       qemu | vmm                                  [qemu]
 #   HV_BENCH_PAIRS        pairs (each: one run per DUT)               [3]
 #   HV_BENCH_DUTS         rxmod0 rxmod100 adaptive testpmd, in turn order
-#   HV_BENCH_TCP_KB       KiB of the small-writes transfer  [qemu 8192, vmm 512]
+#   HV_BENCH_TCP_KB       KiB of the small-writes transfer  [qemu 8192, vmm 256]
 #   HV_BENCH_TCP_BS       bytes per write                             [1024]
 #   HV_BENCH_IPERF_S      iperf3 -t seconds (qemu; 0: none)           [5]
 #   HV_BENCH_QEMU_CPU     CPU of the guests and the DUTs' main threads [0]
@@ -45,8 +45,9 @@
 #                         [BUILD_DIR/guest/vmlinux, BUILD_DIR/guest/initramfs.cpio]
 #   HV_BENCH_LOCKFILE     if set: before each run, wait while this file
 #                         exists (the machine's owner pauses processes then)
-# A run during which the lock file appeared, or this script stood still for
-# more than 3 s (stopped with its guests), is run again (twice at most).
+# A run during whose measured spans (from the receiver's listen to the end)
+# the lock file appeared, or this script stood still for more than 3 s
+# (stopped with its guests), is run again (twice at most); boot may pause.
 #   HV_BENCH_KEEP_LOGS    1: keep the run directory with every log   [0]
 #
 # Prints one "RUN ..." line per run, then per-pair tables and the medians
@@ -90,7 +91,7 @@ qemu)
 	fi
 	;;
 vmm)
-	tcp_kb=${HV_BENCH_TCP_KB:-512}
+	tcp_kb=${HV_BENCH_TCP_KB:-256}
 	secs=0
 	run_timeout=${HV_BENCH_RUN_TIMEOUT_S:-1200}
 	kernel=${HV_BENCH_KERNEL:-$build/guest/vmlinux}
@@ -248,7 +249,7 @@ lock_wait() {
 
 # run_one DUT [TRY]: one run; again if it was paused
 run_one() {
-	local dut=$1 try=${2:-1} log n deadline all s0=- s1=- s2=- stage=0 r locked=0 t t0
+	local dut=$1 try=${2:-1} log n deadline all s0=- s1=- s2=- stage=0 r locked=0 t t0 measuring=0
 	local qpids=()
 
 	run=$((run + 1))
@@ -268,23 +269,26 @@ run_one() {
 	deadline=$(($(date +%s) + run_timeout))
 	t0=$(date +%s)
 	while :; do
-		t=$(date +%s)
-		[ $((t - t0)) -gt 3 ] && locked=1
-		t0=$t
 		if [ $stage = 0 ] && grep -q '^HVTEST IRQS at=tcp-start' "$rundir/logs/$run-vm2.log" 2>/dev/null; then
 			s0=$(sw_irqs "$dut")
 			stage=1
+			measuring=1
 		fi
 		if [ $stage = 1 ] && grep -q '^HVTEST IRQS at=tcp-end' "$rundir/logs/$run-vm2.log" 2>/dev/null; then
 			if [ "$secs" -eq 0 ]; then
 				s1=$(sw_irqs "$dut")
 				stage=2
+				measuring=0
 			elif grep -q '^HVTEST IPERF wait-go' "$rundir/logs/$run-vm2.log" 2>/dev/null; then
 				s1=$(sw_irqs "$dut")
 				bench_send_go "$rundir/ctl2.sock" || note "run $run: no go to guest 2"
 				stage=2
 			fi
 		fi
+		# stopped for more than 3 s while measuring (or just before)?
+		t=$(date +%s)
+		[ $measuring = 1 ] && [ $((t - t0)) -gt 3 ] && locked=1
+		t0=$t
 		all=1
 		for n in 1 2; do
 			grep -q '^HVTEST END' "$rundir/logs/$run-vm$n.log" 2>/dev/null && continue
@@ -292,7 +296,7 @@ run_one() {
 			all=0
 		done
 		[ "$all" = 1 ] && break
-		[ -n "${HV_BENCH_LOCKFILE:-}" ] && [ -e "$HV_BENCH_LOCKFILE" ] && locked=1
+		[ $measuring = 1 ] && [ -n "${HV_BENCH_LOCKFILE:-}" ] && [ -e "$HV_BENCH_LOCKFILE" ] && locked=1
 		[ "$(date +%s)" -ge "$deadline" ] && { note "run $run: guests did not finish in $run_timeout s"; break; }
 		sleep 0.1
 	done
