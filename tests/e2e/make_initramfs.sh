@@ -160,6 +160,12 @@ cat >"$root/init" <<'INIT'
 #                     5001) and report the time; every guest also listens there
 #   hv.tcp_kb=K       with hv.tcp_role=send|recv: K KiB of random data over TCP
 #                     (nc, port 5002), both ends print their sha256
+#   hv.tcp_bs=B       with hv.tcp_kb: the sender writes B-byte blocks
+#                     (dd bs=B | nc: small writes), the receiver times the
+#                     transfer from the connection to EOF ("HVTEST TCP
+#                     recv_time seconds=S"); both print their virtio
+#                     interrupts ("HVTEST IRQS at=tcp-start|tcp-end|iperf-end
+#                     virtio=N") around the transfer and after iperf3
 #   hv.iperf_kb=K     after that, iperf3 with K KiB (-n) from the sender to the
 #                     receiver; the receiver's server starts only once the host
 #                     wrote a line to its second serial port (/dev/ttyS1) after
@@ -216,7 +222,7 @@ finish() {
 }
 
 hold=0; ip=; peer=; count=20; min=; wait=120; linger=30; interval=0.2; tcp=0; tcp_kb=0; tcp_role=
-iperf_kb=0; iperf_s=0; migr=; gap=0.05
+iperf_kb=0; iperf_s=0; migr=; gap=0.05; tcp_bs=0
 # (cat: the shell's read takes a file byte by byte, two system calls a byte)
 for arg in $(cat /proc/cmdline); do
 	case $arg in
@@ -229,6 +235,7 @@ for arg in $(cat /proc/cmdline); do
 	hv.hold=*) hold=${arg#hv.hold=} ;;
 	hv.tcp_kb=*) tcp_kb=${arg#hv.tcp_kb=} ;;
 	hv.tcp_role=*) tcp_role=${arg#hv.tcp_role=} ;;
+	hv.tcp_bs=*) tcp_bs=${arg#hv.tcp_bs=} ;;
 	hv.iperf_kb=*) iperf_kb=${arg#hv.iperf_kb=} ;;
 	hv.iperf_s=*) iperf_s=${arg#hv.iperf_s=} ;;
 	hv.interval=*) interval=${arg#hv.interval=} ;;
@@ -250,6 +257,13 @@ done </modules/order
 csum_errors() {
 	awk '$1 == "Tcp:" { if (!h) { for (i = 2; i <= NF; i++) if ($i == "InCsumErrors") c = i; h = 1 }
 		else { print (c ? $c : "none"); exit } }' /proc/net/snmp
+}
+
+# the virtio interrupts taken so far (all CPUs, all virtio vectors), with hv.tcp_bs
+irqs() {
+	[ "$tcp_bs" -gt 0 ] || return 0
+	say "IRQS at=$1 virtio=$(awk '/virtio/ { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i }
+		END { print s + 0 }' /proc/interrupts)"
 }
 
 # iperf3 from the sender to the receiver (hv.iperf_kb), after the nc transfer
@@ -428,6 +442,16 @@ if [ "$tcp_kb" -gt 0 ] || [ "$iperf_kb" -gt 0 ] || [ "$iperf_s" -gt 0 ]; then
 	say "OFFLOADS $feat"
 	if [ "$tcp_kb" -le 0 ]; then
 		:
+	elif [ "$tcp_role" = recv ] && [ "$tcp_bs" -gt 0 ]; then
+		# timed from the connection (nc -e runs the script on it) to EOF
+		printf '%s\n' 'read -r a _ </proc/uptime' 'cat >/tmp/rx' 'read -r b _ </proc/uptime' \
+			'echo "$a $b" >/tmp/rxtime' >/tmp/rxtimed
+		irqs tcp-start
+		nc -l -p 5002 -e /bin/sh /tmp/rxtimed
+		irqs tcp-end
+		read -r a b </tmp/rxtime
+		say "TCP recv_time seconds=$(echo "$a $b" | awk '{ printf "%.2f", $2 - $1 }')"
+		say "TCP recv bytes=$(wc -c </tmp/rx) sha256=$(sha256sum /tmp/rx | cut -c1-64)"
 	elif [ "$tcp_role" = recv ]; then
 		nc -l -p 5002 >/tmp/rx
 		say "TCP recv bytes=$(wc -c </tmp/rx) sha256=$(sha256sum /tmp/rx | cut -c1-64)"
@@ -444,9 +468,18 @@ if [ "$tcp_kb" -gt 0 ] || [ "$iperf_kb" -gt 0 ] || [ "$iperf_s" -gt 0 ]; then
 		say "TCP send bytes=$(wc -c </tmp/tx) sha256=$(sha256sum /tmp/tx | cut -c1-64)"
 		# the receiver may not listen yet: retry the connection
 		i=0
-		until nc "$peer" 5002 </tmp/tx; do
-			i=$((i + 1)); [ $i -ge 100 ] && break; sleep 0.5
-		done
+		irqs tcp-start
+		if [ "$tcp_bs" -gt 0 ]; then
+			# small writes: dd hands nc B bytes at a time
+			until dd if=/tmp/tx bs="$tcp_bs" 2>/dev/null | nc "$peer" 5002; do
+				i=$((i + 1)); [ $i -ge 100 ] && break; sleep 0.5
+			done
+		else
+			until nc "$peer" 5002 </tmp/tx; do
+				i=$((i + 1)); [ $i -ge 100 ] && break; sleep 0.5
+			done
+		fi
+		irqs tcp-end
 		say "TCP sent tries=$i"
 	fi
 	[ "$tcp_kb" -gt 0 ] && say "TCP csum_errors=$(csum_errors)"
@@ -456,7 +489,10 @@ if [ "$tcp_kb" -gt 0 ] || [ "$iperf_kb" -gt 0 ] || [ "$iperf_s" -gt 0 ]; then
 	else
 		say "ETHTOOL none"
 	fi
-	if [ "$iperf_kb" -gt 0 ] || [ "$iperf_s" -gt 0 ]; then run_iperf; fi
+	if [ "$iperf_kb" -gt 0 ] || [ "$iperf_s" -gt 0 ]; then
+		run_iperf
+		irqs iperf-end
+	fi
 fi
 if [ "$tcp" -gt 0 ]; then
 	now
