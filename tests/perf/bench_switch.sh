@@ -276,8 +276,8 @@ turn_sw_opts=()
 failures=0
 run=0
 
-# start_dut, stop_dut, start_capture, wait_ready, start_gen, run_turns, ratio,
-# rounds_median, mpps
+# start_dut, stop_dut, start_capture, wait_ready, start_ready, start_gen,
+# run_turns, ratio, rounds_median, mpps
 . "$(dirname "$0")/bench_switch_lib.sh"
 
 # run_one KEY DUT SIZE PORTS SRC_MACS DST_MACS [hvswitch options...]
@@ -289,19 +289,7 @@ run_one() {
 	run=$((run + 1))
 	log=$rundir/logs/$run-$dut.log
 	gen_log=$rundir/logs/$run-$dut-gen.log
-	start_dut "$dut" "$log" "$nports" "$@"
-	if ! wait_ready "$dut" "$dut_pid" "$nports" "$log"; then
-		note "run $run: $dut did not get ready; its log:"
-		tail -20 "$log" >&2
-		stop_dut "$dut" "$dut_pid" "$run"
-		failures=$((failures + 1))
-		return
-	fi
-	if [ "$dut" = hvcap ] && ! start_capture; then
-		stop_dut "$dut" "$dut_pid" "$run"
-		failures=$((failures + 1))
-		return
-	fi
+	start_ready "$dut" "$log" "$nports" "$@" || return
 	limit=$(awk -v w="$warmup" -v d="$duration" -v k="$((smacs + dmacs))" \
 		'BEGIN { printf "%d", w + d + 120 + k / 20000 }')
 	start_gen "$dut" "$gen_log" "$limit" "$size" "$nports" "$smacs" "$dmacs" \

@@ -145,6 +145,25 @@ turn_index() {
 	(((r / n) % 2)) && k=$((n - 1 - k))
 	echo $(((k + r) % n))
 }
+# start_ready DUT LOG PORTS [hvswitch options...]: start_dut, then wait until
+# it is ready (and capturing, for hvcap); 1, with the DUT stopped, its log
+# shown and the failure counted, when it did not get there
+start_ready() {
+	local dut=$1 log=$2 nports=$3
+
+	shift 3
+	start_dut "$dut" "$log" "$nports" "$@"
+	if ! wait_ready "$dut" "$dut_pid" "$nports" "$log"; then
+		note "run $run: $dut did not get ready; its log:"
+		tail -20 "$log" >&2
+	elif [ "$dut" != hvcap ] || start_capture; then
+		return 0
+	fi
+	stop_dut "$dut" "$dut_pid" "$run"
+	failures=$((failures + 1))
+	return 1
+}
+
 # run_turns SIZE INSTANCE...: each INSTANCE, "LABEL:DUT:PORTS:MACS" (MACS source
 # and as many destination addresses; a DUT is hvswitch, base, hvcap, hvbase,
 # testpmd or ovs, at most one ovs), starts once with its generator, learns and
@@ -163,19 +182,8 @@ run_turns() {
 		IFS=: read -r label dut nports macs <<<"$spec"
 		run=$((run + 1))
 		glog[$label]=$rundir/logs/$run-$label-gen.log
-		start_dut "$dut" "$rundir/logs/$run-$label.log" "$nports" "${turn_sw_opts[@]}"
-		if ! wait_ready "$dut" "$dut_pid" "$nports" "$rundir/logs/$run-$label.log"; then
-			note "turns: $label did not get ready; its log:"
-			tail -20 "$rundir/logs/$run-$label.log" >&2
-			stop_dut "$dut" "$dut_pid" "$run"
-			failures=$((failures + 1))
+		start_ready "$dut" "$rundir/logs/$run-$label.log" "$nports" "${turn_sw_opts[@]}" ||
 			continue
-		fi
-		if [ "$dut" = hvcap ] && ! start_capture; then
-			stop_dut "$dut" "$dut_pid" "$run"
-			failures=$((failures + 1))
-			continue
-		fi
 		# the turns, and the learning of 2 x MACS addresses (OVS: slowly)
 		limit=$(awk -v n="$slices" -v s="$slice_s" -v d="$#" -v k="$macs" \
 			'BEGIN { printf "%d", 300 + n * d * (s + 1) + k / 500 }')
