@@ -193,6 +193,16 @@ port_list(struct hvctl *h, int argc, char **argv)
 		if (where == NULL || cJSON_IsNull(where))
 			where = cJSON_GetObjectItemCaseSensitive(p, HV_CTL_KEY(DEVARGS));
 		row[6] = hvctl_cell(where, buf[6], sizeof(buf[6]));
+		/* a tunnel: its VNI and uplink */
+		if (where == NULL &&
+		    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(p, HV_CTL_KEY(UPLINK)))) {
+			snprintf(buf[6], sizeof(buf[6]), "vni %.0f on %s",
+				 cJSON_GetNumberValue(
+					 cJSON_GetObjectItemCaseSensitive(p, HV_CTL_KEY(VNI))),
+				 cJSON_GetStringValue(
+					 cJSON_GetObjectItemCaseSensitive(p, HV_CTL_KEY(UPLINK))));
+			row[6] = buf[6];
+		}
 		if (t != NULL)
 			hvctl_table_add(t, row);
 	}

@@ -276,12 +276,18 @@ sw_config_read(struct sw_port_conf **ports, unsigned int *n, char *err, size_t e
 void
 sw_config_add_ports(const struct sw_port_conf *ports, unsigned int n)
 {
-	for (unsigned int i = 0; i < n; i++) {
-		char perr[256];
+	/* ports that use others (tunnels on their uplinks) after the others */
+	for (int pass = 0; pass < 2; pass++) {
+		for (unsigned int i = 0; i < n; i++) {
+			bool later = ports[i].type != NULL && ports[i].type->ctl->uses != NULL;
+			char perr[256];
 
-		/* a port that cannot open now stays configured, shown in error */
-		if (sw_port_add(&ports[i], true, perr, sizeof(perr)) != 0)
-			HV_LOG(ERR, "config: %s", perr);
+			if (later != (pass == 1))
+				continue;
+			/* a port that cannot open now stays configured, shown in error */
+			if (sw_port_add(&ports[i], true, perr, sizeof(perr)) != 0)
+				HV_LOG(ERR, "config: %s", perr);
+		}
 	}
 	HV_LOG(INFO, "config %s: %u port(s)", sw.config_path, n);
 }

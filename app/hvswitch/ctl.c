@@ -86,7 +86,8 @@ cmd_port_del(void *ctx, const cJSON *args, cJSON **result, char *err, size_t err
 	if (p == NULL)
 		return -1;
 	saved = p->conf;
-	sw_port_del(saved.name, err, errlen);
+	if (sw_port_del(saved.name, err, errlen) != 0)
+		return -1;
 	if (sw_config_save(err, errlen) != 0) {
 		char aerr[128];
 
@@ -204,6 +205,11 @@ fdb_entry_json(const struct hv_fdb_entry *e, void *arg)
 	cJSON_AddNumberToObject(o, HV_CTL_KEY(VLAN), e->key.vlan);
 	cJSON_AddStringToObject(o, HV_CTL_KEY(PORT),
 				sw.ports[e->port] ? sw.ports[e->port]->conf.name : "?");
+	if (e->is_static)
+		cJSON_AddBoolToObject(o, "static", true);
+	/* where behind the port (a tunnel's remote VTEP) */
+	if (e->tag != 0 && sw.ports[e->port] != NULL && sw.ports[e->port]->ops->ctl->fdb_json)
+		sw.ports[e->port]->ops->ctl->fdb_json(sw.ports[e->port], e->tag, o);
 	cJSON_AddNumberToObject(
 		o, "age_s",
 		(double)(w->now_ms > e->last_seen_ms ? w->now_ms - e->last_seen_ms : 0) / 1000.0);

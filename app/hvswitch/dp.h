@@ -117,6 +117,10 @@ struct sw_port_ops {
 	uint16_t (*tx)(struct sw_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n);
 	/* the device reads frames after tx returns (a NIC's DMA): nothing borrowed may go */
 	bool tx_keeps;
+	/* no queue of its own to poll (a tunnel: its frames arrive on its uplink) */
+	bool no_rx;
+	/* control thread: the port's MAC address and MTU (an underlay for tunnels); NULL: none */
+	int (*link_info)(const struct sw_port *p, struct rte_ether_addr *mac, uint16_t *mtu);
 	/*
 	 * Whether frame @m, received on a port of this type, needs a private
 	 * copy before going to a port that keeps it (tx_keeps): its data lies
@@ -155,6 +159,20 @@ struct sw_port_ops {
 };
 
 struct sw_capture;
+struct sw_pmd;
+struct sw_view;
+
+/*
+ * Frames of a port that are not the switch's to switch (a tunnel's, on its
+ * uplink), taken out of each received burst before it is switched: @input
+ * consumes those of @pkts[0..n) it wants and returns the others, compacted
+ * at the front. Published in sw_port.demux by the control thread, freed
+ * after a grace period. On the PMD's thread, once per burst.
+ */
+struct sw_demux {
+	uint16_t (*input)(const struct sw_demux *d, struct sw_pmd *pmd, const struct sw_view *view,
+			  struct sw_port *in, struct rte_mbuf **pkts, uint16_t n, uint64_t now_ms);
+};
 
 struct sw_port {
 	uint16_t idx;
@@ -162,6 +180,8 @@ struct sw_port {
 	const struct sw_port_ops *ops;
 	/* published (atomic pointer) while a capture runs (sw_dp_capture()); NULL: none */
 	struct sw_capture *cap;
+	/* published (atomic pointer) while tunnels use the port as their uplink; NULL: none */
+	struct sw_demux *demux;
 	void *priv;      /* the type's own state (its open() sets it) */
 	char error[128]; /* why it is not running (configured, but open failed) */
 	bool running;
@@ -186,6 +206,7 @@ struct sw_view {
 struct sw_rxq {
 	struct sw_port *port;
 	uint16_t q;
+	uint16_t quiet; /* empty polls in a row (its PMD only; pmd.c) */
 };
 
 struct sw_rxq_list {
@@ -209,6 +230,7 @@ struct sw_pmd {
 	uint64_t busy_cycles;
 	uint64_t packets;
 	uint64_t batches;
+	uint32_t quiet_rxqs; /* queues of its list polled on every few iterations only */
 	/* idle sleep (pmd_sleep.c) */
 	struct sw_sleeper *sleeper;
 	int wake_fd; /* written when its queue list changes */
@@ -262,6 +284,13 @@ uint64_t sw_dp_now_ms(const struct sw_dp *dp);
  */
 void sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 		 struct rte_mbuf **pkts, uint16_t n, uint64_t now_ms);
+
+/*
+ * sw_l2_input() for frames that came out of a tunnel: each source is learned
+ * with its frame's tag (tags[i], the remote VTEP; hv_fdb_learn_bulk_tag()).
+ */
+void sw_l2_input_tagged(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
+			struct rte_mbuf **pkts, uint16_t n, uint64_t now_ms, const uint16_t *tags);
 
 /* A PMD's switching state (struct sw_pmd.l2), on NUMA @socket; rte_free() it. */
 struct sw_l2_ctx *sw_l2_ctx_alloc(unsigned int socket);

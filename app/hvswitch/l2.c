@@ -318,9 +318,10 @@ flood(struct sw_l2_ctx *c, struct sw_port *in, struct rte_mbuf *m, uint16_t vlan
 	deliver(c, targets[n - 1], m, vlan, tagged);
 }
 
-void
-sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
-	    struct rte_mbuf **pkts, uint16_t n, uint64_t now_ms)
+/* Both inputs; @tags NULL: learned untagged (inlined apart: the usual one stays as lean). */
+static __rte_always_inline void
+l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in, struct rte_mbuf **pkts,
+	 uint16_t n, uint64_t now_ms, const uint16_t *tags)
 {
 	struct sw_l2_ctx *c = pmd->l2;
 	struct hv_fdb *fdb = pmd->dp->fdb;
@@ -328,6 +329,7 @@ sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 	/* distinct keys in a row: a burst is mostly one conversation */
 	const struct hv_fdb_key *src[SW_BURST], *uniq[SW_BURST];
 	uint64_t last_src = 0, last_dst = 0;
+	uint16_t stags[SW_BURST], last_tag = 0;
 	struct rte_mbuf *keep[SW_BURST];
 	uint16_t vlan[SW_BURST], found[SW_BURST];
 	uint16_t which[SW_BURST]; /* the frame's entry in uniq[], or UINT16_MAX: not unicast */
@@ -403,8 +405,14 @@ sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 
 			memcpy(&keys[0][k], &sword, sizeof(sword));
 			memcpy(&keys[1][k], &dword, sizeof(dword));
-			if (nsrc == 0 || sword != last_src)
+			if (tags == NULL) {
+				if (nsrc == 0 || sword != last_src)
+					src[nsrc++] = &keys[0][k];
+			} else if (nsrc == 0 || sword != last_src || tags[i] != last_tag) {
+				stags[nsrc] = tags[i];
 				src[nsrc++] = &keys[0][k];
+				last_tag = tags[i];
+			}
 			last_src = sword;
 			if (rte_is_unicast_ether_addr(&eth->dst_addr)) {
 				if (nuniq == 0 || dword != last_dst)
@@ -422,7 +430,10 @@ sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 	if (k == 0)
 		return;
 	/* each distinct key looked up once */
-	hv_fdb_learn_bulk(fdb, src, nsrc, in->idx, now_ms, &cnt->learn_refused);
+	if (tags == NULL)
+		hv_fdb_learn_bulk(fdb, src, nsrc, in->idx, now_ms, &cnt->learn_refused);
+	else
+		hv_fdb_learn_bulk_tag(fdb, src, nsrc, in->idx, stags, now_ms, &cnt->learn_refused);
 	hv_fdb_lookup_bulk(fdb, uniq, nuniq, found);
 	for (uint16_t i = 0; i < k; i++) {
 		uint16_t o = which[i] != UINT16_MAX ? found[which[i]] : HV_FDB_PORT_NONE;
@@ -443,4 +454,18 @@ sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
 		}
 	}
 	tx_flush_all(c);
+}
+
+void
+sw_l2_input(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
+	    struct rte_mbuf **pkts, uint16_t n, uint64_t now_ms)
+{
+	l2_input(pmd, view, in, pkts, n, now_ms, NULL);
+}
+
+void
+sw_l2_input_tagged(struct sw_pmd *pmd, const struct sw_view *view, struct sw_port *in,
+		   struct rte_mbuf **pkts, uint16_t n, uint64_t now_ms, const uint16_t *tags)
+{
+	l2_input(pmd, view, in, pkts, n, now_ms, tags);
 }

@@ -396,6 +396,17 @@ types_init(void)
 	return 0;
 }
 
+/* Every turn of the control loop, under sw.lock. */
+static void
+types_poll(void)
+{
+	const struct sw_port_ops *ops;
+
+	for (unsigned int t = 0; (ops = sw_port_type_at(t)) != NULL; t++)
+		if (ops->ctl->poll != NULL)
+			ops->ctl->poll();
+}
+
 static void
 types_fini(void)
 {
@@ -482,6 +493,7 @@ control_loop(struct hv_ctl_server *ctl)
 		hv_ctl_server_poll(ctl, 10);
 		pthread_mutex_lock(&sw.lock);
 		hv_fdb_apply(sw.fdb);
+		types_poll();
 		now = sw_now_ms();
 		if (now >= next_age) {
 			hv_fdb_age(sw.fdb, now);

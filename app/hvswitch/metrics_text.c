@@ -38,6 +38,7 @@ struct m_pmd {
 	uint32_t sleep_us;
 	uint64_t total_cycles, busy_cycles, slept_cycles, packets, batches;
 	uint64_t sleeps, wakeups_kick, wakeups_timeout, sleep_aborts;
+	uint64_t quiet_rxqs;
 };
 
 struct m_snap {
@@ -102,6 +103,7 @@ snap_pmd(const struct sw_pmd *d, uint32_t sleep_us, struct m_pmd *m)
 	m->wakeups_kick = __atomic_load_n(&d->wakeups_kick, __ATOMIC_RELAXED);
 	m->wakeups_timeout = __atomic_load_n(&d->wakeups_timeout, __ATOMIC_RELAXED);
 	m->sleep_aborts = __atomic_load_n(&d->sleep_aborts, __ATOMIC_RELAXED);
+	m->quiet_rxqs = __atomic_load_n(&d->quiet_rxqs, __ATOMIC_RELAXED);
 }
 
 /* 0, or -1: no memory. */
@@ -285,6 +287,11 @@ write_queues(struct hv_metrics_out *o, const struct m_snap *s)
 		      "Times the ring was stopped for guest misbehaviour", stops);
 	QUEUE_COUNTER(o, s, "hvswitch_queue_borrowed",
 		      "Frames whose tail was lent from guest memory, not copied", borrowed);
+	QUEUE_COUNTER(o, s, "hvswitch_queue_log_pages",
+		      "Guest pages marked dirty in the live-migration log", log_pages);
+	QUEUE_COUNTER(o, s, "hvswitch_queue_log_syncs",
+		      "Bursts that logged their writes to guest memory (live migration)",
+		      log_syncs);
 	hv_metrics_family(o, "hvswitch_queue_drops", HV_METRICS_COUNTER,
 			  "Frames (or rings) the vhost-user driver dropped, by reason");
 	for (unsigned int i = 0; i < s->n_ports; i++) {
@@ -345,6 +352,9 @@ write_pmds(struct hv_metrics_out *o, const struct m_snap *s)
 		  packets, 0);
 	PMD_VALUE(o, s, "hvswitch_pmd_batches", HV_METRICS_COUNTER, "Bursts that carried frames",
 		  batches, 0);
+	PMD_VALUE(o, s, "hvswitch_pmd_quiet_queues", HV_METRICS_GAUGE,
+		  "Queues idle long enough to be polled on every 4th iteration only", quiet_rxqs,
+		  0);
 	PMD_VALUE(o, s, "hvswitch_pmd_sleeps", HV_METRICS_COUNTER, "Times the PMD went to sleep",
 		  sleeps, 0);
 	hv_metrics_family(o, "hvswitch_pmd_wakeups", HV_METRICS_COUNTER,

@@ -19,6 +19,26 @@ sw_dp_now_ms(const struct sw_dp *dp)
 	return rte_get_tsc_cycles() / dp->tsc_per_ms;
 }
 
+/*
+ * A queue that came back empty SW_QUIET_POLLS times in a row is quiet: it is
+ * polled on one iteration in SW_QUIET_EVERY only (staggered by its place in
+ * the list) until it brings a frame again. Ports that are connected but
+ * idle then cost the loop a fraction of a poll each, and the busy ones get
+ * the time; a quiet queue's first frame waits at most SW_QUIET_EVERY - 1
+ * iterations more (doc/performance.rst, "Many ports"), and so does an
+ * interrupt still owed for its last burst (queue_poll): its window is
+ * looked at on every SW_QUIET_EVERY-th iteration.
+ */
+#define SW_QUIET_POLLS 1024
+#define SW_QUIET_EVERY 4
+
+/* The PMD's count of quiet queues, read by the telemetry thread. */
+static inline void
+quiet_set(struct sw_pmd *pmd, uint32_t n)
+{
+	__atomic_store_n(&pmd->quiet_rxqs, n, __ATOMIC_RELAXED);
+}
+
 static void
 synchronize(struct sw_dp *dp)
 {
@@ -103,7 +123,7 @@ sw_dp_reassign(struct sw_dp *dp, struct sw_port *const *ports)
 	for (uint16_t i = 0; i < SW_MAX_PORTS; i++) {
 		struct sw_port *p = ports[i];
 
-		if (p == NULL || !p->running)
+		if (p == NULL || !p->running || p->ops->no_rx)
 			continue;
 		for (uint16_t q = 0; q < p->conf.queues; q++) {
 			struct sw_rxq_list *l = want[pmd_of(dp, p, q, &rr)];
@@ -178,6 +198,7 @@ sw_dp_pmd_main(void *arg)
 	struct sw_dp *dp = pmd->dp;
 	struct rte_mbuf *pkts[SW_BURST];
 	uint64_t prev = rte_get_tsc_cycles(), idle_since = prev;
+	unsigned int iter = 0;
 	const struct sw_rxq_list *adopted = NULL;
 	uint64_t sleep_after = (uint64_t)pmd->sleep_us * (dp->tsc_per_ms / 1000);
 
@@ -186,7 +207,8 @@ sw_dp_pmd_main(void *arg)
 	types_enter(dp, pmd);
 	HV_LOG(INFO, "PMD %u on lcore %u", pmd->id, pmd->lcore);
 	while (!dp->stop) {
-		const struct sw_rxq_list *l = __atomic_load_n(&pmd->rxqs, __ATOMIC_ACQUIRE);
+		/* its own list: only this PMD writes the entries' quiet counts */
+		struct sw_rxq_list *l = __atomic_load_n(&pmd->rxqs, __ATOMIC_ACQUIRE);
 		const struct sw_view *view = __atomic_load_n(&dp->view, __ATOMIC_ACQUIRE);
 		uint64_t now = rte_get_tsc_cycles(), got = 0, end;
 		uint64_t now_ms = now / dp->tsc_per_ms;
@@ -194,27 +216,51 @@ sw_dp_pmd_main(void *arg)
 		if (unlikely(l != adopted)) {
 			sw_pmd_sleep_adopt(l);
 			adopted = l;
+			quiet_set(pmd, 0); /* a new list starts with every queue polled */
 		}
 
+		iter++;
 		for (uint16_t i = 0; l != NULL && view != NULL && i < l->n; i++) {
-			struct sw_port *p = l->q[i].port;
-			const struct sw_port_ops *ops = p->ops;
-			uint16_t n = ops->rx(p, l->q[i].q, pkts, SW_BURST);
+			struct sw_rxq *e = &l->q[i];
+			struct sw_port *p;
+			const struct sw_port_ops *ops;
+			uint16_t n;
 
+			/* not its turn: not even its port is touched */
+			if (unlikely(e->quiet == SW_QUIET_POLLS) &&
+			    ((iter + i) & (SW_QUIET_EVERY - 1)) != 0)
+				continue;
+			p = e->port;
+			ops = p->ops;
+			n = ops->rx(p, e->q, pkts, SW_BURST);
+			if (n == 0) {
+				if (e->quiet < SW_QUIET_POLLS && ++e->quiet == SW_QUIET_POLLS)
+					quiet_set(pmd, pmd->quiet_rxqs + 1);
+			} else if (unlikely(e->quiet != 0)) {
+				if (e->quiet == SW_QUIET_POLLS)
+					quiet_set(pmd, pmd->quiet_rxqs - 1);
+				e->quiet = 0;
+			}
 			if (n > 0) {
 				struct sw_capture *cap = sw_port_capture(p);
+				struct sw_demux *dm = __atomic_load_n(&p->demux, __ATOMIC_ACQUIRE);
+				uint16_t left = n;
 
 				got += n;
 				pmd->batches++;
 				if (unlikely(cap != NULL))
 					sw_dp_capture(cap, pmd->id, l->q[i].q, pkts, n, SW_CAP_RX);
-				sw_l2_input(pmd, view, p, pkts, n, now_ms);
+				/* a tunnel's frames on its uplink go to the tunnel */
+				if (unlikely(dm != NULL))
+					left = dm->input(dm, pmd, view, p, pkts, n, now_ms);
+				if (left > 0)
+					sw_l2_input(pmd, view, p, pkts, left, now_ms);
 				if (ops->rx_done != NULL)
-					ops->rx_done(p, l->q[i].q);
+					ops->rx_done(p, e->q);
 			}
 			/* after the burst ended: an interrupt enters the ring itself */
 			if (ops->queue_poll != NULL)
-				ops->queue_poll(p, l->q[i].q);
+				ops->queue_poll(p, e->q);
 		}
 		/* owed work of the port types (interrupts whose window closed), every iteration */
 		if (types_poll(dp, pmd, view) || got > 0)
@@ -222,6 +268,10 @@ sw_dp_pmd_main(void *arg)
 		if (sleep_after != 0 && now - idle_since >= sleep_after) {
 			sw_pmd_sleep(pmd, l);
 			idle_since = rte_get_tsc_cycles();
+			/* woken by one of them, maybe a quiet one: poll all at once */
+			for (uint16_t i = 0; l != NULL && i < l->n; i++)
+				l->q[i].quiet = 0;
+			quiet_set(pmd, 0);
 		}
 		pmd->packets += got;
 		/*

@@ -182,13 +182,33 @@ port_remove(struct sw_port *p)
 	rte_free(p);
 }
 
+/* A port that needs @p (a tunnel on its uplink), or NULL. */
+static const struct sw_port *
+port_user(const struct sw_port *p)
+{
+	for (uint16_t i = 0; i < SW_MAX_PORTS; i++) {
+		const struct sw_port *u = sw.ports[i];
+
+		if (u != NULL && u != p && u->ops->ctl->uses != NULL && u->ops->ctl->uses(u, p))
+			return u;
+	}
+	return NULL;
+}
+
 int
 sw_port_del(const char *name, char *err, size_t errlen)
 {
 	struct sw_port *p = sw_port_find(name);
+	const struct sw_port *u;
 
 	if (p == NULL) {
 		snprintf(err, errlen, "no port %s", name);
+		return -1;
+	}
+	u = port_user(p);
+	if (u != NULL) {
+		snprintf(err, errlen, "port %s is used by port %s (delete that first)", name,
+			 u->conf.name);
 		return -1;
 	}
 	port_remove(p);
@@ -198,9 +218,12 @@ sw_port_del(const char *name, char *err, size_t errlen)
 void
 sw_port_del_all(void)
 {
-	for (uint16_t i = 0; i < SW_MAX_PORTS; i++)
-		if (sw.ports[i] != NULL)
-			port_remove(sw.ports[i]);
+	/* those that use others first (tunnels before their uplinks) */
+	for (int pass = 0; pass < 2; pass++)
+		for (uint16_t i = 0; i < SW_MAX_PORTS; i++)
+			if (sw.ports[i] != NULL &&
+			    (pass == 1 || sw.ports[i]->ops->ctl->uses != NULL))
+				port_remove(sw.ports[i]);
 }
 
 int

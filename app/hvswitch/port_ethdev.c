@@ -215,6 +215,17 @@ eth_offload_caps(const struct sw_port *p)
 	return sw_eth(p)->offload_caps;
 }
 
+static int
+eth_link_info(const struct sw_port *p, struct rte_ether_addr *mac, uint16_t *mtu)
+{
+	const struct sw_eth *e = sw_eth(p);
+
+	if (e == NULL || rte_eth_macaddr_get(e->port_id, mac) != 0 ||
+	    rte_eth_dev_get_mtu(e->port_id, mtu) != 0)
+		return -1;
+	return 0;
+}
+
 static const struct sw_port_ctl_ops eth_ctl_ops = {
 	.keys = eth_keys,
 	.conf_parse = eth_conf_parse,
@@ -234,6 +245,7 @@ const struct sw_port_ops sw_port_ethdev_ops = {
 	.rx = eth_rx,
 	.tx = eth_tx,
 	.tx_keeps = true,
+	.link_info = eth_link_info,
 	.offload_caps = eth_offload_caps,
 };
 

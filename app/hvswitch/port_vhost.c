@@ -126,6 +126,7 @@ static const struct {
 	{"guest_tso4", HV_VHOST_F_GUEST_TSO4},
 	{"guest_tso6", HV_VHOST_F_GUEST_TSO6},
 	{"in_order", HV_VHOST_F_IN_ORDER},
+	{"guest_announce", HV_VHOST_F_GUEST_ANNOUNCE},
 	{"ring_packed", HV_VHOST_F_RING_PACKED},
 };
 
@@ -144,11 +145,12 @@ features_parse(const char *list, const char *cmd, uint64_t *out, char *err, size
 			if (strcmp(tok, feature_names[i].name) == 0)
 				break;
 		if (i == RTE_DIM(feature_names)) {
-			snprintf(err, errlen,
-				 "%s: unknown feature '%s' (known: mrg_rxbuf, "
-				 "indirect_desc, event_idx, mq, csum, guest_csum, host_tso4, "
-				 "host_tso6, guest_tso4, guest_tso6, in_order, ring_packed)",
-				 cmd, tok);
+			snprintf(
+				err, errlen,
+				"%s: unknown feature '%s' (known: mrg_rxbuf, "
+				"indirect_desc, event_idx, mq, csum, guest_csum, host_tso4, "
+				"host_tso6, guest_tso4, guest_tso6, in_order, guest_announce, ring_packed)",
+				cmd, tok);
 			return -1;
 		}
 		*out |= feature_names[i].bit;
@@ -443,6 +445,8 @@ vring_json(const struct sw_port *p, uint16_t qp, enum hv_vhost_dir dir)
 	cJSON_AddNumberToObject(o, "irqs_suppressed", (double)s.irqs_suppressed);
 	cJSON_AddNumberToObject(o, "stops", (double)s.stops);
 	cJSON_AddNumberToObject(o, "borrowed", (double)s.borrowed);
+	cJSON_AddNumberToObject(o, "log_pages", (double)s.log_pages);
+	cJSON_AddNumberToObject(o, "log_syncs", (double)s.log_syncs);
 	for (int d = HV_VHOST_DROP__FIRST; d < HV_VHOST_DROP__MAX; d++)
 		cJSON_AddNumberToObject(o, hv_vhost_drop_name(d), (double)s.drops[d]);
 	sw_rxmod_json(p, qp, dir, o);
@@ -473,6 +477,7 @@ vhost_describe(const struct sw_port *p, cJSON *obj)
 		cJSON_AddNumberToObject(o, "refused_not_memfs", (double)m.not_memfs);
 		cJSON_AddNumberToObject(o, "fds_refused", (double)m.fds_refused);
 		cJSON_AddNumberToObject(o, "fds_closing", (double)m.fds_closing);
+		cJSON_AddNumberToObject(o, "log_bytes", (double)m.log_bytes);
 	}
 	/* per queue pair: rx = what the guest sent, tx = what it was given */
 	for (uint16_t q = 0; q < p->conf.queues; q++) {

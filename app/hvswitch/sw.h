@@ -59,8 +59,14 @@ struct sw_port_ctl_ops {
 	int (*conf_cli)(char *arg, struct sw_port_conf *c, char *err, size_t errlen);
 	/* about once a second (rates for show); NULL: nothing */
 	void (*tick)(uint64_t now_ms);
+	/* every turn of the control loop (about every 10 ms); NULL: nothing */
+	void (*poll)(void);
+	/* whether @p needs port @other (a tunnel its uplink): @other may not go first; NULL: never */
+	bool (*uses)(const struct sw_port *p, const struct sw_port *other);
 	/* type-specific state and driver counters, for show/telemetry */
 	void (*describe)(const struct sw_port *p, cJSON *obj);
+	/* what an FDB entry's tag (hv_fdb_learn_bulk_tag()) means, into @o (fdb.show); NULL: none */
+	void (*fdb_json)(const struct sw_port *p, uint16_t tag, cJSON *o);
 };
 
 /* Types registered at most. */

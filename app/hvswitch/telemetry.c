@@ -181,6 +181,8 @@ pmd_detail(cJSON **out, const char *param, char *err, size_t errlen)
 		cJSON_AddNumberToObject(o, "total_cycles", (double)d->total_cycles);
 		cJSON_AddNumberToObject(o, "packets", (double)d->packets);
 		cJSON_AddNumberToObject(o, "batches", (double)d->batches);
+		cJSON_AddNumberToObject(o, "quiet_rxqs",
+					__atomic_load_n(&d->quiet_rxqs, __ATOMIC_RELAXED));
 		cJSON_AddNumberToObject(o, "sleep_us", sw.pmd_sleep_us[i]);
 		cJSON_AddNumberToObject(o, "sleeps", (double)d->sleeps);
 		cJSON_AddNumberToObject(o, "wakeups_kick", (double)d->wakeups_kick);

@@ -60,6 +60,12 @@ enum hv_vhost_dir {
 #define HV_VHOST_F_EVENT_IDX (UINT64_C(1) << VIRTIO_RING_F_EVENT_IDX)
 #define HV_VHOST_F_VERSION_1 (UINT64_C(1) << VIRTIO_F_VERSION_1)
 #define HV_VHOST_F_IN_ORDER (UINT64_C(1) << VIRTIO_F_IN_ORDER)
+/**
+ * The guest announces itself (gratuitous ARP, unsolicited NA) when its
+ * frontend asks, after a live migration: the switch's FDB then learns its
+ * new port from its own frames. Nothing for the backend to do but offer it.
+ */
+#define HV_VHOST_F_GUEST_ANNOUNCE (UINT64_C(1) << VIRTIO_NET_F_GUEST_ANNOUNCE)
 #define HV_VHOST_F_RING_PACKED (UINT64_C(1) << VIRTIO_F_RING_PACKED)
 
 /** Every feature bit the driver can negotiate. */
@@ -67,7 +73,7 @@ enum hv_vhost_dir {
 	(HV_VHOST_F_CSUM | HV_VHOST_F_GUEST_CSUM | HV_VHOST_F_GUEST_TSO4 | HV_VHOST_F_GUEST_TSO6 | \
 	 HV_VHOST_F_HOST_TSO4 | HV_VHOST_F_HOST_TSO6 | HV_VHOST_F_MRG_RXBUF | HV_VHOST_F_MQ |      \
 	 HV_VHOST_F_INDIRECT_DESC | HV_VHOST_F_EVENT_IDX | HV_VHOST_F_VERSION_1 |                  \
-	 HV_VHOST_F_IN_ORDER | HV_VHOST_F_RING_PACKED)
+	 HV_VHOST_F_IN_ORDER | HV_VHOST_F_GUEST_ANNOUNCE | HV_VHOST_F_RING_PACKED)
 
 /**
  * Offered when a port's configuration leaves features at 0: everything the
@@ -120,6 +126,12 @@ struct hv_vhost_vring_stats {
 	uint64_t irqs_suppressed; /**< interrupts the guest asked not to get */
 	uint64_t stops;           /**< times the ring was stopped for guest misbehaviour */
 	uint64_t borrowed; /**< frames whose tail was lent, not copied (TX ring, @c borrow) */
+	/**
+	 * live migration: guest pages this ring's bursts marked dirty in the
+	 * frontend's log (bits they turned from 0 to 1)
+	 */
+	uint64_t log_pages;
+	uint64_t log_syncs;                 /**< bursts that logged their writes (logging on) */
 	uint64_t drops[HV_VHOST_DROP__MAX]; /**< frames (or rings) dropped, by reason */
 };
 
@@ -193,6 +205,8 @@ struct hv_vhost_mem_stats {
 	uint64_t fds_refused;
 	/** of those, not closed yet: the port takes no frontend until they are */
 	uint64_t fds_closing;
+	/** bytes of the dirty log of live migration mapped now (0: none) */
+	uint64_t log_bytes;
 };
 
 /**

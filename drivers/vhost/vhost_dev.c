@@ -274,6 +274,8 @@ vring_try_start(struct hv_vhost_port *port, struct hv_vring *vr)
 	vr->signalled_used_valid = false;
 	/* We poll: the guest need not kick (EVENT_IDX drivers ignore this flag). */
 	__atomic_store_n(&vr->used->flags, VRING_USED_F_NO_NOTIFY, __ATOMIC_RELAXED);
+	if (port->log.bits != NULL)
+		vhost_log_used_flags(port, vr);
 	__atomic_store_n(&vr->kick_watch, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&vr->ready, 1, __ATOMIC_RELEASE);
 }
@@ -299,6 +301,7 @@ vring_reset(struct hv_vring *vr)
 	vr->used_repeats = false;
 	__atomic_store_n(&vr->broken, false, __ATOMIC_RELAXED);
 	vr->mem_hint = 0;
+	vr->log_hint = 0;
 	vr->desc_ua = vr->avail_ua = vr->used_ua = 0;
 	vr->num_set = vr->addr_set = vr->started = vr->enabled = false;
 	vr->fresh = false;
@@ -316,6 +319,7 @@ vhost_dev_set_features(struct hv_vhost_port *port, uint64_t features)
 	port->event_idx = !!(features & HV_VHOST_F_EVENT_IDX);
 	port->indirect = !!(features & HV_VHOST_F_INDIRECT_DESC);
 	port->in_order = !!(features & HV_VHOST_F_IN_ORDER);
+	vhost_log_features(port, features);
 	port->packed = !!(features & HV_VHOST_F_RING_PACKED);
 }
 
@@ -323,6 +327,7 @@ void
 vhost_dev_init(struct hv_vhost_port *port)
 {
 	port->mem.n = 0;
+	memset(&port->log, 0, sizeof(port->log));
 	for (unsigned int i = 0; i < HV_VHOST_MAX_VRINGS; i++) {
 		struct hv_vring *vr = &port->vr[i];
 
@@ -344,6 +349,7 @@ vhost_dev_reset(struct hv_vhost_port *port)
 		vring_reset(&port->vr[i]);
 	hv_mem_clear(&port->mem);
 	vhost_dev_mem_changed(port);
+	vhost_log_clear(port);
 	vhost_dev_set_features(port, 0);
 	port->protocol_features = 0;
 	port->features_set = false;

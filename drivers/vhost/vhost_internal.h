@@ -18,6 +18,7 @@
 
 #include "hv_log.h"
 #include "hv_vhost.h"
+#include "vhost_log.h"
 #include "vhost_mem.h"
 #include "hv_vhost_user.h"
 
@@ -90,6 +91,7 @@ struct hv_vring {
 	int callfd;
 	struct vhost_call_watch *call_watch; /* this ring's entry of vhost_call_watch */
 	uint32_t mem_hint;
+	uint32_t log_hint;     /* region of the last page logged (vhost_log.h) */
 	bool held;             /* a burst borrowed: entered until hv_vhost_rx_done() */
 	uint16_t held_entries; /* used entries that burst wrote, published at done */
 	bool used_repeats;     /* the last burst into the guest had no used entry to store */
@@ -165,6 +167,7 @@ struct hv_vhost_port {
 	hv_vhost_irq_hook_t *irq_hook;
 	void *irq_ctx;
 	struct hv_mem mem;
+	struct hv_log log; /* dirty log of live migration (vhost_log.c) */
 
 	struct hv_vring vr[HV_VHOST_MAX_VRINGS];
 
@@ -375,6 +378,27 @@ void vhost_dev_drain_kicks(struct hv_vhost_port *port);
  */
 int vhost_msg_dispatch(struct hv_vhost_port *port, struct vhost_user_msg *msg, int *fds,
 		       unsigned int nfds, struct vhost_user_msg *reply, size_t *reply_len);
+
+/* ---- dirty log of live migration (vhost_log.c) ---- */
+
+/*
+ * Data path, with logging on: log the pages of the @entries used entries
+ * just written (with the buffers they describe on the guest's receive ring),
+ * publish the used index, then log its page. Replaces the plain publish.
+ */
+void vhost_log_used_done(struct hv_vhost_port *port, struct hv_vring *vr, uint16_t entries);
+/* Log the used ring's flags and avail_event (after storing them). @return pages newly set. */
+uint32_t vhost_log_used_flags(struct hv_vhost_port *port, struct hv_vring *vr);
+/* Control side, rings paused: VHOST_F_LOG_ALL of negotiated @features. */
+void vhost_log_features(struct hv_vhost_port *port, uint64_t features);
+/*
+ * SET_LOG_BASE: map the log from @fd (which stays the caller's), checked as
+ * guest memory is, and swap it in with the rings paused.
+ * @return 0 or a negative errno (logged).
+ */
+int vhost_log_set_base(struct hv_vhost_port *port, const struct vhost_user_log *l, int fd);
+/* Unmap the log (rings paused). */
+void vhost_log_clear(struct hv_vhost_port *port);
 
 /* Name of a request, for logs. */
 const char *vhost_msg_name(uint32_t request);

@@ -117,6 +117,9 @@ vring_used_done(struct hv_vhost_port *port, struct hv_vring *vr, uint16_t entrie
 {
 	if (port->packed)
 		vhost_packed_publish(vr, entries);
+	/* the one test of logging per burst: off, it costs this branch */
+	else if (unlikely(port->log.bits != NULL))
+		vhost_log_used_done(port, vr, entries);
 	else
 		used_publish(vr);
 	if (port->irq_hook != NULL) {

@@ -33,9 +33,12 @@ hv_vhost_vring_notify(struct hv_vhost_port *port, uint16_t qp, enum hv_vhost_dir
 		__atomic_store_n(avail_event(vr),
 				 on ? vr->last_avail_idx : (uint16_t)(vr->last_avail_idx - 1),
 				 __ATOMIC_RELAXED);
-	if (!port->packed)
+	if (!port->packed) {
 		__atomic_store_n(&vr->used->flags, on ? 0 : VRING_USED_F_NO_NOTIFY,
 				 __ATOMIC_RELAXED);
+		if (unlikely(port->log.bits != NULL))
+			vr->stats.log_pages += vhost_log_used_flags(port, vr);
+	}
 	if (!on)
 		__atomic_store_n(&vr->kick_watch, 0, __ATOMIC_RELEASE);
 	vring_leave(vr);

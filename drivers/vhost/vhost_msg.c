@@ -15,7 +15,15 @@
 
 #define OFFERED_PROTOCOL_FEATURES                                                                  \
 	(RTE_BIT64(VHOST_USER_PROTOCOL_F_MQ) | RTE_BIT64(VHOST_USER_PROTOCOL_F_REPLY_ACK) |        \
-	 RTE_BIT64(VHOST_USER_PROTOCOL_F_CONFIGURE_MEM_SLOTS))
+	 RTE_BIT64(VHOST_USER_PROTOCOL_F_CONFIGURE_MEM_SLOTS) |                                    \
+	 RTE_BIT64(VHOST_USER_PROTOCOL_F_LOG_SHMFD))
+
+/*
+ * Offered whatever the port's configuration: vhost-user's own bits. LOG_ALL
+ * is what QEMU asks of a backend before it migrates a guest.
+ */
+#define VHOST_FEATURES_ALWAYS                                                                      \
+	(RTE_BIT64(VHOST_USER_F_PROTOCOL_FEATURES) | RTE_BIT64(VHOST_USER_F_LOG_ALL))
 
 /* What a handler works on: the message, its fds (take one by setting it to -1), the reply. */
 struct vhost_msg_ctx {
@@ -83,6 +91,8 @@ size_ok(const struct vhost_msg_desc *d, const struct vhost_user_msg *msg)
 		return size == sizeof(struct vhost_vring_addr);
 	case SIZE_MEMREG:
 		return size == sizeof(struct vhost_memory_single);
+	case SIZE_LOG:
+		return size == sizeof(struct vhost_user_log);
 	case SIZE_MEM: {
 		const size_t head = offsetof(struct vhost_memory, regions);
 		uint32_t n;
@@ -130,7 +140,7 @@ reply_u64(struct vhost_user_msg *reply, uint64_t v)
 static int
 vhost_msg_get_features(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 {
-	reply_u64(ctx->reply, port->offered_features | RTE_BIT64(VHOST_USER_F_PROTOCOL_FEATURES));
+	reply_u64(ctx->reply, port->offered_features | VHOST_FEATURES_ALWAYS);
 	return 0;
 }
 
@@ -138,7 +148,7 @@ static int
 vhost_msg_set_features(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 {
 	uint64_t f = ctx->msg->payload.u64;
-	uint64_t allowed = port->offered_features | RTE_BIT64(VHOST_USER_F_PROTOCOL_FEATURES);
+	uint64_t allowed = port->offered_features | VHOST_FEATURES_ALWAYS;
 
 	if (f & ~allowed) {
 		VHOST_LOG(ERR, port,
@@ -244,6 +254,36 @@ vhost_msg_set_mem_table(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
 	for (unsigned int i = 0; i < HV_VHOST_MAX_VRINGS; i++)
 		port->vr[i].mem_hint = 0;
 	vhost_dev_start_all(port);
+	return 0;
+}
+
+/*
+ * The dirty log, shared in a file (LOG_SHMFD). The frontend waits for a
+ * reply without payload (QEMU's vhost_user_set_log_base(), DPDK's lib/vhost
+ * alike); a log refused costs the connection, as the frontend cannot
+ * migrate without it and would wait for the reply forever.
+ */
+static int
+vhost_msg_set_log_base(struct hv_vhost_port *port, struct vhost_msg_ctx *ctx)
+{
+	if (!(port->protocol_features & RTE_BIT64(VHOST_USER_PROTOCOL_F_LOG_SHMFD))) {
+		VHOST_LOG(ERR, port, "SET_LOG_BASE refused: LOG_SHMFD not negotiated");
+		return -EPROTO;
+	}
+	/* the fd stays the message's: the dispatcher closes it (we keep the mapping) */
+	return vhost_log_set_base(port, &ctx->msg->payload.log, ctx->fds[0]);
+}
+
+/*
+ * The kernel vhost's log eventfd (signalled when the log is written): no
+ * vhost-user frontend waits on it, the log is shared memory. Taken and
+ * closed by the dispatcher, which drops a frontend that sent an fd of
+ * another kind.
+ */
+static int
+vhost_msg_set_log_fd(struct hv_vhost_port *port __rte_unused,
+		     struct vhost_msg_ctx *ctx __rte_unused)
+{
 	return 0;
 }
 

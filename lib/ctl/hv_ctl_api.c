@@ -12,8 +12,10 @@
 
 #define RTE_DIM_(a) (sizeof(a) / sizeof((a)[0]))
 
-static const struct hv_ctl_word type_words[] = {
-	{"vhost-user", HV_CTL_TYPE_VHOST}, {"ethdev", HV_CTL_TYPE_ETHDEV}, {NULL, 0}};
+static const struct hv_ctl_word type_words[] = {{"vhost-user", HV_CTL_TYPE_VHOST},
+						{"ethdev", HV_CTL_TYPE_ETHDEV},
+						{"vxlan", HV_CTL_TYPE_VXLAN},
+						{NULL, 0}};
 static const struct hv_ctl_word mode_words[] = {
 	{"server", HV_CTL_MODE_SERVER}, {"client", HV_CTL_MODE_CLIENT}, {NULL, 0}};
 static const struct hv_ctl_word vlan_words[] = {{"none", 0}, {NULL, 0}};
@@ -29,8 +31,9 @@ static const struct hv_ctl_word dir_words[] = {
 static const struct hv_ctl_key_def keys[HV_CTL_K__MAX] = {
 	[HV_CTL_K_NAME] = {"name", HV_CTL_T_STR, 1, HV_CTL_NAME_MAX, 0, NULL, "NAME",
 			   "the port's name"},
-	[HV_CTL_K_TYPE] = {"type", HV_CTL_T_ENUM, 0, 0, 0, type_words, "TYPE",
-			   "a vhost-user socket, or a DPDK ethdev (default vhost-user)"},
+	[HV_CTL_K_TYPE] =
+		{"type", HV_CTL_T_ENUM, 0, 0, 0, type_words, "TYPE",
+		 "a vhost-user socket, a DPDK ethdev, or a VXLAN tunnel (default vhost-user)"},
 	[HV_CTL_K_SOCKET] = {"socket", HV_CTL_T_STR, 1, 107, 0, NULL, "PATH",
 			     "vhost-user socket (default RUN_DIR/NAME.sock)"},
 	[HV_CTL_K_MODE] = {"mode", HV_CTL_T_ENUM, 0, 0, 0, mode_words, "MODE",
@@ -59,6 +62,20 @@ static const struct hv_ctl_key_def keys[HV_CTL_K__MAX] = {
 	[HV_CTL_K_PERM] = {"perm", HV_CTL_T_STR, 1, 4, 0, NULL, "MODE",
 			   "vhost-user server: the socket's permissions in octal, e.g. 0660 "
 			   "(default: hvswitch --vhost-perm, else the daemon's umask)"},
+	[HV_CTL_K_VNI] = {"vni", HV_CTL_T_UINT, 0, HV_CTL_VNI_MAX, 0, NULL, "N",
+			  "vxlan: the VXLAN network identifier"},
+	[HV_CTL_K_LOCAL] = {"local", HV_CTL_T_STR, 7, 15, 0, NULL, "IP",
+			    "vxlan: the local VTEP's IPv4 address (answered on the uplink)"},
+	[HV_CTL_K_UPLINK] = {"uplink", HV_CTL_T_STR, 1, HV_CTL_NAME_MAX, 0, NULL, "PORT",
+			     "vxlan: the ethdev port that carries the underlay"},
+	[HV_CTL_K_DSTPORT] = {"dstport", HV_CTL_T_UINT, 1, 65535, 0, NULL, "N",
+			      "vxlan: UDP destination port (default 4789)"},
+	[HV_CTL_K_REMOTE] = {"remote", HV_CTL_T_STR, 0, HV_CTL_REMOTE_MAX, 0, NULL, "IP[,IP...]",
+			     "vxlan: remote VTEPs of the flood list (head-end replication); "
+			     "\"\": none"},
+	[HV_CTL_K_MIRROR] = {"mirror", HV_CTL_T_STR, 1, 15, 0, NULL, "NETDEV",
+			     "vxlan: a Linux vxlan device whose FDB (remote MACs, flood "
+			     "entries) the port follows, e.g. as FRR's zebra programs it"},
 	[HV_CTL_K_PORT] = {"port", HV_CTL_T_STR, 1, HV_CTL_NAME_MAX, 0, NULL, "NAME",
 			   "only this port"},
 	[HV_CTL_K_LOGTYPE] = {"logtype", HV_CTL_T_STR, 1, 64, 0, NULL, "TYPE",
@@ -107,10 +124,11 @@ static const struct hv_ctl_cmd_def cmds[HV_CTL_C__MAX] = {
 	[HV_CTL_C_PORT_ADD] = {"port.add",
 			       HV_CTL_WRITE,
 			       "create a port",
-			       13,
+			       19,
 			       {POS(NAME), P(TYPE), P(SOCKET), P(MODE), P(QUEUES), P(VLAN),
 				P(TRUNK), P(DEVARGS), P(PMD), P(FEATURES), P(RXMOD), P(OWNER),
-				P(PERM)},
+				P(PERM), P(VNI), P(LOCAL), P(UPLINK), P(DSTPORT), P(REMOTE),
+				P(MIRROR)},
 			       HV_CTL_SVC_SWITCH},
 	[HV_CTL_C_PORT_DEL] =
 		{"port.del", HV_CTL_WRITE, "delete a port", 1, {POS(NAME)}, HV_CTL_SVC_SWITCH},
@@ -124,8 +142,8 @@ static const struct hv_ctl_cmd_def cmds[HV_CTL_C__MAX] = {
 	[HV_CTL_C_PORT_SET] = {"port.set",
 			       HV_CTL_WRITE,
 			       "change a port's settings (live)",
-			       5,
-			       {POS(NAME), P(VLAN), P(TRUNK), P(PMD), P(RXMOD)},
+			       6,
+			       {POS(NAME), P(VLAN), P(TRUNK), P(PMD), P(RXMOD), P(REMOTE)},
 			       HV_CTL_SVC_SWITCH},
 	[HV_CTL_C_FDB_SHOW] = {"fdb.show",
 			       HV_CTL_READ,

@@ -81,6 +81,13 @@ enum hv_ctl_key {
 	HV_CTL_K_RXMOD,
 	HV_CTL_K_OWNER,
 	HV_CTL_K_PERM,
+	/* vxlan ports */
+	HV_CTL_K_VNI,
+	HV_CTL_K_LOCAL,
+	HV_CTL_K_UPLINK,
+	HV_CTL_K_DSTPORT,
+	HV_CTL_K_REMOTE,
+	HV_CTL_K_MIRROR,
 	HV_CTL_K_PORT,
 	HV_CTL_K_LOGTYPE,
 	HV_CTL_K_LEVEL,
@@ -101,8 +108,13 @@ enum hv_ctl_key {
 /** Values of the "type" argument (the index of its word). */
 enum hv_ctl_port_type {
 	HV_CTL_TYPE_VHOST,
-	HV_CTL_TYPE_ETHDEV
+	HV_CTL_TYPE_ETHDEV,
+	HV_CTL_TYPE_VXLAN
 };
+/** Highest VXLAN network identifier (24 bits). */
+#define HV_CTL_VNI_MAX 16777215u
+/** Longest vxlan "remote" list (comma-separated IPv4 addresses). */
+#define HV_CTL_REMOTE_MAX 255
 /** Values of the "direction" argument (bits: both is rx | tx). */
 enum hv_ctl_direction {
 	HV_CTL_DIR_RX = 1, /**< frames the switch receives from the port */
@@ -155,7 +167,7 @@ struct hv_ctl_key_def {
 };
 
 /** Most arguments of one command. */
-#define HV_CTL_MAX_PARAMS 16
+#define HV_CTL_MAX_PARAMS 20
 
 /** An argument of a command. */
 struct hv_ctl_param {

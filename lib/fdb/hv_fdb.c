@@ -17,16 +17,35 @@
 
 /*
  * What a key maps to, in rte_hash's data word itself: the port in the low 16
- * bits, the slot index above. A lookup reads the port from the key's own
- * cache line (no second line per frame), and a move replaces the word
- * atomically (rte_hash_add_key_data() on a present key).
+ * bits, the slot index in the next 32, the entry's tag (a tunnel's remote
+ * VTEP) in the top 16. A lookup reads port and tag from the key's own cache
+ * line (no second line per frame), and a move replaces the word atomically
+ * (rte_hash_add_key_data() on a present key).
  */
 #define DATA_PORT_BITS 16
+#define DATA_TAG_SHIFT 48
+/* the bits that say where a key goes: port and tag */
+#define DATA_DEST_MASK (UINT64_C(0xffff) << DATA_TAG_SHIFT | UINT64_C(0xffff))
+
+_Static_assert(sizeof(void *) == sizeof(uint64_t), "hv_fdb: a data word holds 64 bits");
 
 static inline void *
-data_make(uint32_t slot, uint16_t port)
+data_make(uint32_t slot, uint16_t port, uint16_t tag)
 {
-	return (void *)(uintptr_t)((uint64_t)slot << DATA_PORT_BITS | port);
+	return (void *)(uintptr_t)((uint64_t)tag << DATA_TAG_SHIFT |
+				   (uint64_t)slot << DATA_PORT_BITS | port);
+}
+
+static inline uint64_t
+dest_word(uint16_t port, uint16_t tag)
+{
+	return (uint64_t)tag << DATA_TAG_SHIFT | port;
+}
+
+static inline uint16_t
+data_tag(const void *d)
+{
+	return (uint16_t)((uint64_t)(uintptr_t)d >> DATA_TAG_SHIFT);
 }
 
 static inline uint16_t
@@ -44,7 +63,8 @@ data_slot(const void *d)
 struct learn_req {
 	struct hv_fdb_key key;
 	uint16_t port;
-	uint16_t pad[3];
+	uint16_t tag;
+	uint16_t pad[2];
 	uint64_t now_ms;
 };
 
@@ -82,6 +102,9 @@ struct hv_fdb {
 	uint64_t mem_bytes; /* heap taken by hv_fdb_create() */
 	uint32_t capacity;
 };
+
+/* last_seen_ms of an entry a control plane installed: never aged, never moved by learning */
+#define STATIC_MS UINT64_MAX
 
 /* Keys are 8 bytes: one load each, not memcmp (rte_hash's default for this size). */
 static int
@@ -276,6 +299,25 @@ hv_fdb_lookup_bulk(const struct hv_fdb *fdb, const struct hv_fdb_key **keys, uns
 		ports[i] = (hits >> i) & 1 ? data_port(data[i]) : HV_FDB_PORT_NONE;
 }
 
+void
+hv_fdb_lookup_bulk_tag(const struct hv_fdb *fdb, const struct hv_fdb_key **keys, unsigned int n,
+		       uint16_t *ports, uint16_t *tags)
+{
+	void *data[RTE_HASH_LOOKUP_BULK_MAX];
+	uint64_t hits = 0;
+
+	RTE_ASSERT(n <= RTE_HASH_LOOKUP_BULK_MAX);
+	if (n == 0)
+		return;
+	lookup(fdb, keys, n, &hits, data);
+	for (unsigned int i = 0; i < n; i++) {
+		bool hit = (hits >> i) & 1;
+
+		ports[i] = hit ? data_port(data[i]) : HV_FDB_PORT_NONE;
+		tags[i] = hit ? data_tag(data[i]) : 0;
+	}
+}
+
 /* Whether @port owns its limit of MACs (any thread: the control thread writes both). */
 static inline bool
 port_full(const struct hv_fdb *fdb, uint16_t port)
@@ -327,9 +369,10 @@ learn_queue(struct hv_fdb *fdb, const struct learn_req *req, unsigned int nreq, 
 		__atomic_fetch_add(&fdb->queue_full, allowed - sent, __ATOMIC_RELAXED);
 }
 
-void
-hv_fdb_learn_bulk(struct hv_fdb *fdb, const struct hv_fdb_key **keys, unsigned int n, uint16_t port,
-		  uint64_t now_ms, struct hv_fdb_refused *refused)
+/* Both learn calls; @tags NULL: every tag 0 (inlined apart, the untagged one as lean as before). */
+static __rte_always_inline void
+learn_bulk(struct hv_fdb *fdb, const struct hv_fdb_key **keys, unsigned int n, uint16_t port,
+	   const uint16_t *tags, uint64_t now_ms, struct hv_fdb_refused *refused)
 {
 	void *data[RTE_HASH_LOOKUP_BULK_MAX];
 	struct learn_req req[RTE_HASH_LOOKUP_BULK_MAX];
@@ -340,7 +383,10 @@ hv_fdb_learn_bulk(struct hv_fdb *fdb, const struct hv_fdb_key **keys, unsigned i
 		return;
 	lookup(fdb, keys, n, &hits, data);
 	for (unsigned int i = 0; i < n; i++) {
-		if ((hits >> i) & 1 && data_port(data[i]) == port) {
+		uint16_t tag = tags != NULL ? tags[i] : 0;
+
+		if ((hits >> i) & 1 &&
+		    ((uint64_t)(uintptr_t)data[i] & DATA_DEST_MASK) == dest_word(port, tag)) {
 			/* known here: marked seen, one write per ageing sweep */
 			uint8_t *seen = &fdb->seen[data_slot(data[i])];
 
@@ -349,10 +395,12 @@ hv_fdb_learn_bulk(struct hv_fdb *fdb, const struct hv_fdb_key **keys, unsigned i
 			continue;
 		}
 		/* a burst from one new MAC asks once */
-		if (nreq > 0 && memcmp(&req[nreq - 1].key, keys[i], sizeof(*keys[i])) == 0)
+		if (nreq > 0 && req[nreq - 1].tag == tag &&
+		    memcmp(&req[nreq - 1].key, keys[i], sizeof(*keys[i])) == 0)
 			continue;
 		req[nreq].key = *keys[i];
 		req[nreq].port = port;
+		req[nreq].tag = tag;
 		req[nreq].now_ms = now_ms;
 		nreq++;
 	}
@@ -360,6 +408,21 @@ hv_fdb_learn_bulk(struct hv_fdb *fdb, const struct hv_fdb_key **keys, unsigned i
 	if (nreq == 0 || port >= fdb->max_ports)
 		return;
 	learn_queue(fdb, req, nreq, port, refused);
+}
+
+void
+hv_fdb_learn_bulk(struct hv_fdb *fdb, const struct hv_fdb_key **keys, unsigned int n, uint16_t port,
+		  uint64_t now_ms, struct hv_fdb_refused *refused)
+{
+	learn_bulk(fdb, keys, n, port, NULL, now_ms, refused);
+}
+
+void
+hv_fdb_learn_bulk_tag(struct hv_fdb *fdb, const struct hv_fdb_key **keys, unsigned int n,
+		      uint16_t port, const uint16_t *tags, uint64_t now_ms,
+		      struct hv_fdb_refused *refused)
+{
+	learn_bulk(fdb, keys, n, port, tags, now_ms, refused);
 }
 
 static void
@@ -375,16 +438,24 @@ learn_one(struct hv_fdb *fdb, const struct learn_req *r)
 		uint16_t old = data_port(data);
 
 		slot = data_slot(data);
-		if (old != r->port) {
-			if (port_full(fdb, r->port)) {
+		if (fdb->last_seen_ms[slot] == STATIC_MS) {
+			/* a control plane's entry: what a frame says does not move it */
+			fdb->stats.static_kept++;
+			return;
+		}
+		if (old != r->port || data_tag(data) != r->tag) {
+			if (old != r->port && port_full(fdb, r->port)) {
 				fdb->stats.limit_refused++;
 				return;
 			}
 			/* a present key's data word is replaced atomically */
-			if (rte_hash_add_key_data(fdb->h, &r->key, data_make(slot, r->port)) != 0)
+			if (rte_hash_add_key_data(fdb->h, &r->key,
+						  data_make(slot, r->port, r->tag)) != 0)
 				return;
-			per_port_add(fdb, old, -1);
-			per_port_add(fdb, r->port, 1);
+			if (old != r->port) {
+				per_port_add(fdb, old, -1);
+				per_port_add(fdb, r->port, 1);
+			}
 			fdb->stats.moved++;
 		}
 		if (r->now_ms > fdb->last_seen_ms[slot])
@@ -403,13 +474,59 @@ learn_one(struct hv_fdb *fdb, const struct learn_req *r)
 	/* a reused slot must not pass its predecessor's sighting on */
 	fdb->last_seen_ms[slot] = r->now_ms;
 	__atomic_store_n(&fdb->seen[slot], 0, __ATOMIC_RELAXED);
-	if (rte_hash_add_key_data(fdb->h, &r->key, data_make(slot, r->port)) != 0) {
+	if (rte_hash_add_key_data(fdb->h, &r->key, data_make(slot, r->port, r->tag)) != 0) {
 		fdb->free_slots[fdb->n_free++] = slot;
 		fdb->stats.table_full++;
 		return;
 	}
 	per_port_add(fdb, r->port, 1);
 	fdb->stats.learned++;
+}
+
+int
+hv_fdb_set_static(struct hv_fdb *fdb, const struct hv_fdb_key *key, uint16_t port, uint16_t tag)
+{
+	uint32_t slot;
+	void *data;
+
+	if (port >= fdb->max_ports)
+		return -EINVAL;
+	if (rte_hash_lookup_data(fdb->h, key, &data) >= 0) {
+		slot = data_slot(data);
+		if (rte_hash_add_key_data(fdb->h, key, data_make(slot, port, tag)) != 0)
+			return -ENOSPC;
+		if (data_port(data) != port) {
+			per_port_add(fdb, data_port(data), -1);
+			per_port_add(fdb, port, 1);
+		}
+		fdb->last_seen_ms[slot] = STATIC_MS;
+		return 0;
+	}
+	slot = slot_alloc(fdb);
+	if (slot == UINT32_MAX)
+		return -ENOSPC;
+	fdb->last_seen_ms[slot] = STATIC_MS;
+	__atomic_store_n(&fdb->seen[slot], 0, __ATOMIC_RELAXED);
+	if (rte_hash_add_key_data(fdb->h, key, data_make(slot, port, tag)) != 0) {
+		fdb->free_slots[fdb->n_free++] = slot;
+		return -ENOSPC;
+	}
+	per_port_add(fdb, port, 1);
+	return 0;
+}
+
+int
+hv_fdb_del_static(struct hv_fdb *fdb, const struct hv_fdb_key *key)
+{
+	void *data;
+
+	if (rte_hash_lookup_data(fdb->h, key, &data) < 0 ||
+	    fdb->last_seen_ms[data_slot(data)] != STATIC_MS)
+		return -ENOENT;
+	if (rte_hash_del_key(fdb->h, key) < 0)
+		return -ENOENT;
+	per_port_add(fdb, data_port(data), -1);
+	return 0;
 }
 
 unsigned int
@@ -464,7 +581,7 @@ is_stale(struct hv_fdb *fdb, const void *data, uint64_t now_ms)
 	    now_ms > fdb->last_seen_ms[slot])
 		fdb->last_seen_ms[slot] = now_ms;
 	seen = fdb->last_seen_ms[slot];
-	return now_ms > seen && now_ms - seen > fdb->age_ms;
+	return seen != STATIC_MS && now_ms > seen && now_ms - seen > fdb->age_ms;
 }
 
 unsigned int
@@ -489,6 +606,19 @@ hv_fdb_flush(struct hv_fdb *fdb, uint16_t port)
 	return remove_if(fdb, on_port, port);
 }
 
+static bool
+on_port_tag(struct hv_fdb *fdb, const void *data, uint64_t dest)
+{
+	RTE_SET_USED(fdb);
+	return ((uint64_t)(uintptr_t)data & DATA_DEST_MASK) == dest;
+}
+
+unsigned int
+hv_fdb_flush_tag(struct hv_fdb *fdb, uint16_t port, uint16_t tag)
+{
+	return remove_if(fdb, on_port_tag, dest_word(port, tag));
+}
+
 void
 hv_fdb_set_limits(struct hv_fdb *fdb, uint64_t age_ms, uint32_t max_per_port)
 {
@@ -507,8 +637,13 @@ hv_fdb_walk(const struct hv_fdb *fdb, int (*fn)(const struct hv_fdb_entry *e, vo
 	while (rte_hash_iterate(fdb->h, &key, &data, &next) >= 0) {
 		struct hv_fdb_entry e = {
 			.port = data_port(data),
+			.tag = data_tag(data),
 			.last_seen_ms = fdb->last_seen_ms[data_slot(data)],
 		};
+
+		e.is_static = e.last_seen_ms == STATIC_MS;
+		if (e.is_static)
+			e.last_seen_ms = 0;
 
 		memcpy(&e.key, key, sizeof(e.key));
 		rc = fn(&e, arg);

@@ -63,6 +63,7 @@ struct hv_fdb_stats {
 				      requests queued (refused by a PMD) */
 	uint64_t table_full;     /**< not learned: no room */
 	uint64_t queue_full;     /**< learn requests lost: the control thread lagged */
+	uint64_t static_kept;    /**< learn requests that would have moved a static entry */
 };
 
 /** Learn requests a PMD refused for one port, in counters of the caller's. */
@@ -87,6 +88,13 @@ void hv_fdb_lookup_bulk(const struct hv_fdb *fdb, const struct hv_fdb_key **keys
 			uint16_t *ports);
 
 /**
+ * Data path: as hv_fdb_lookup_bulk(), with each key's tag (0 when unknown or
+ * learned without one) in @tags.
+ */
+void hv_fdb_lookup_bulk_tag(const struct hv_fdb *fdb, const struct hv_fdb_key **keys,
+			    unsigned int n, uint16_t *ports, uint16_t *tags);
+
+/**
  * Data path: @n source keys seen on @port at time @now (any monotonic unit
  * shared with hv_fdb_age(), e.g. TSC cycles converted to ms). Known keys on
  * the same port are marked seen (the next hv_fdb_age() takes that as its
@@ -98,14 +106,39 @@ void hv_fdb_lookup_bulk(const struct hv_fdb *fdb, const struct hv_fdb_key **keys
 void hv_fdb_learn_bulk(struct hv_fdb *fdb, const struct hv_fdb_key **keys, unsigned int n,
 		       uint16_t port, uint64_t now_ms, struct hv_fdb_refused *refused);
 
+/**
+ * Data path: as hv_fdb_learn_bulk(), each key with a tag of the caller's
+ * (tags[i]; e.g. the remote VTEP behind a tunnel port) stored with it. A
+ * known key on @port with another tag is queued as a move. Any thread; no
+ * locks. @n at most 64.
+ */
+void hv_fdb_learn_bulk_tag(struct hv_fdb *fdb, const struct hv_fdb_key **keys, unsigned int n,
+			   uint16_t port, const uint16_t *tags, uint64_t now_ms,
+			   struct hv_fdb_refused *refused);
+
 /** Control thread: apply queued learn requests. @return requests handled. */
 unsigned int hv_fdb_apply(struct hv_fdb *fdb);
+
+/**
+ * Control thread: install @key on @port with @tag as a static entry (a
+ * control plane's: never aged, never moved by learning, installed whatever
+ * the per-port limit), replacing what the table had for it. 0, or -ENOSPC (table full)
+ * or -EINVAL.
+ */
+int
+hv_fdb_set_static(struct hv_fdb *fdb, const struct hv_fdb_key *key, uint16_t port, uint16_t tag);
+
+/** Control thread: remove the static entry of @key. 0, or -ENOENT (none, or not static). */
+int hv_fdb_del_static(struct hv_fdb *fdb, const struct hv_fdb_key *key);
 
 /** Control thread: remove entries idle for longer than the age. @return removed. */
 unsigned int hv_fdb_age(struct hv_fdb *fdb, uint64_t now_ms);
 
 /** Control thread: remove the entries of @port (HV_FDB_PORT_NONE: all). @return removed. */
 unsigned int hv_fdb_flush(struct hv_fdb *fdb, uint16_t port);
+
+/** Control thread: remove the entries of @port with tag @tag. @return removed. */
+unsigned int hv_fdb_flush_tag(struct hv_fdb *fdb, uint16_t port, uint16_t tag);
 
 /** Control thread: change the idle time and the per-port limit. */
 void hv_fdb_set_limits(struct hv_fdb *fdb, uint64_t age_ms, uint32_t max_per_port);
@@ -114,6 +147,8 @@ void hv_fdb_set_limits(struct hv_fdb *fdb, uint64_t age_ms, uint32_t max_per_por
 struct hv_fdb_entry {
 	struct hv_fdb_key key;
 	uint16_t port;
+	uint16_t tag;          /**< as learned (hv_fdb_learn_bulk_tag()), else 0 */
+	bool is_static;        /**< installed by hv_fdb_set_static() (last_seen_ms 0) */
 	uint64_t last_seen_ms; /**< as of the last hv_fdb_age() (a sighting since then is
 				    dated by the next one) */
 };

@@ -23,9 +23,12 @@
 
 /* ---- feature bits the UAPI does not have (vhost-user only) ---- */
 #define VHOST_USER_F_PROTOCOL_FEATURES 30
+/* The backend can log its writes to guest memory (live migration); <linux/vhost_types.h>'s. */
+#define VHOST_USER_F_LOG_ALL 26
 
 /* ---- vhost-user protocol feature bits ---- */
 #define VHOST_USER_PROTOCOL_F_MQ 0
+#define VHOST_USER_PROTOCOL_F_LOG_SHMFD 1
 #define VHOST_USER_PROTOCOL_F_REPLY_ACK 3
 #define VHOST_USER_PROTOCOL_F_CONFIGURE_MEM_SLOTS 15
 
@@ -34,6 +37,9 @@
 #define VHOST_USER_VERSION_MASK 0x3
 #define VHOST_USER_REPLY_MASK 0x4
 #define VHOST_USER_NEED_REPLY 0x8
+
+/* SET_VRING_ADDR flags: log_guest_addr is valid (the used ring is logged). */
+#define VHOST_VRING_F_LOG 0
 
 /* Regions a SET_MEM_TABLE may carry (the spec's baseline); ADD_MEM_REG may go further. */
 #define VHOST_MEMORY_BASELINE_NREGIONS 8
@@ -79,12 +85,19 @@ struct vhost_memory_single {
 	struct vhost_memory_region region;
 };
 
+/* SET_LOG_BASE: the dirty log is @mmap_size bytes at @mmap_offset of the message's fd. */
+struct vhost_user_log {
+	uint64_t mmap_size;
+	uint64_t mmap_offset;
+};
+
 union vhost_user_payload {
 	uint64_t u64;
 	struct vhost_vring_state state;
 	struct vhost_vring_addr addr;
 	struct vhost_memory memory;
 	struct vhost_memory_single mem_reg;
+	struct vhost_user_log log;
 	uint8_t raw[512];
 };
 
@@ -121,6 +134,7 @@ enum vhost_msg_size {
 	SIZE_ADDR,   /* sizeof vhost_vring_addr */
 	SIZE_MEM,    /* 8 + nregions * 32 */
 	SIZE_MEMREG, /* sizeof vhost_memory_single */
+	SIZE_LOG,    /* sizeof vhost_user_log */
 };
 
 /*
@@ -134,6 +148,8 @@ enum vhost_msg_size {
 	X(SET_OWNER, set_owner, 3, SIZE_NONE, FDS_NONE, REPLY_NEVER)                               \
 	X(RESET_OWNER, reset_owner, 4, SIZE_NONE, FDS_NONE, REPLY_NEVER)                           \
 	X(SET_MEM_TABLE, set_mem_table, 5, SIZE_MEM, FDS_MEM, REPLY_NEVER)                         \
+	X(SET_LOG_BASE, set_log_base, 6, SIZE_LOG, FDS_ONE, REPLY_ALWAYS)                          \
+	X(SET_LOG_FD, set_log_fd, 7, SIZE_NONE, FDS_ONE, REPLY_NEVER)                              \
 	X(SET_VRING_NUM, set_vring_num, 8, SIZE_STATE, FDS_NONE, REPLY_NEVER)                      \
 	X(SET_VRING_ADDR, set_vring_addr, 9, SIZE_ADDR, FDS_NONE, REPLY_NEVER)                     \
 	X(SET_VRING_BASE, set_vring_base, 10, SIZE_STATE, FDS_NONE, REPLY_NEVER)                   \
@@ -162,6 +178,7 @@ _Static_assert(sizeof(struct vhost_vring_addr) == 40, "vring addr");
 _Static_assert(sizeof(struct vhost_memory_region) == 32, "memory region");
 _Static_assert(offsetof(struct vhost_memory, regions) == 8, "memory table");
 _Static_assert(sizeof(struct vhost_memory_single) == 40, "single region");
+_Static_assert(sizeof(struct vhost_user_log) == 16, "log");
 _Static_assert(offsetof(struct vhost_user_msg, payload) == 16, "payload offset");
 _Static_assert(sizeof(struct vring_desc) == 16 && offsetof(struct vring_desc, len) == 8 &&
 		       offsetof(struct vring_desc, flags) == 12 &&

@@ -160,6 +160,12 @@ cat >"$root/init" <<'INIT'
 #                     5001) and report the time; every guest also listens there
 #   hv.tcp_kb=K       with hv.tcp_role=send|recv: K KiB of random data over TCP
 #                     (nc, port 5002), both ends print their sha256
+#   hv.tcp_bs=B       with hv.tcp_kb: the sender writes B-byte blocks
+#                     (dd bs=B | nc: small writes), the receiver times the
+#                     transfer from the connection to EOF ("HVTEST TCP
+#                     recv_time seconds=S"); both print their virtio
+#                     interrupts ("HVTEST IRQS at=tcp-start|tcp-end|iperf-end
+#                     virtio=N") around the transfer and after iperf3
 #   hv.iperf_kb=K     after that, iperf3 with K KiB (-n) from the sender to the
 #                     receiver; the receiver's server starts only once the host
 #                     wrote a line to its second serial port (/dev/ttyS1) after
@@ -168,6 +174,12 @@ cat >"$root/init" <<'INIT'
 #                     "HVTEST IPERF json-begin" and "HVTEST IPERF json-end".
 #   hv.iperf_s=S      the same for S seconds (-t S) instead of -n (benchmarks;
 #                     hv.tcp_kb may then be 0: no nc transfer)
+#   hv.migr=ROLE      live migration test (tests/e2e/migrate.sh), instead of the
+#                     pings above: "target" (the guest that moves) receives
+#                     hv.tcp_kb KiB on TCP port 5002 and prints its sha256;
+#                     "peer" once the target answers pings it every 0.1 s
+#                     (hv.count of them) while it streams hv.tcp_kb KiB to it
+#                     in 4 KiB pieces hv.gap seconds apart, then prints both
 # Where guest CPL0 is emulated every system call and every fork costs
 # milliseconds: this script reads short files with the shell's read, not
 # $(cat) (a fork), and needs no applet links where busybox runs its applets
@@ -210,7 +222,7 @@ finish() {
 }
 
 hold=0; ip=; peer=; count=20; min=; wait=120; linger=30; interval=0.2; tcp=0; tcp_kb=0; tcp_role=
-iperf_kb=0; iperf_s=0
+iperf_kb=0; iperf_s=0; migr=; gap=0.05; tcp_bs=0
 # (cat: the shell's read takes a file byte by byte, two system calls a byte)
 for arg in $(cat /proc/cmdline); do
 	case $arg in
@@ -223,10 +235,13 @@ for arg in $(cat /proc/cmdline); do
 	hv.hold=*) hold=${arg#hv.hold=} ;;
 	hv.tcp_kb=*) tcp_kb=${arg#hv.tcp_kb=} ;;
 	hv.tcp_role=*) tcp_role=${arg#hv.tcp_role=} ;;
+	hv.tcp_bs=*) tcp_bs=${arg#hv.tcp_bs=} ;;
 	hv.iperf_kb=*) iperf_kb=${arg#hv.iperf_kb=} ;;
 	hv.iperf_s=*) iperf_s=${arg#hv.iperf_s=} ;;
 	hv.interval=*) interval=${arg#hv.interval=} ;;
 	hv.tcp=*) tcp=${arg#hv.tcp=} ;;
+	hv.migr=*) migr=${arg#hv.migr=} ;;
+	hv.gap=*) gap=${arg#hv.gap=} ;;
 	esac
 done
 [ -n "$min" ] || min=$count
@@ -242,6 +257,13 @@ done </modules/order
 csum_errors() {
 	awk '$1 == "Tcp:" { if (!h) { for (i = 2; i <= NF; i++) if ($i == "InCsumErrors") c = i; h = 1 }
 		else { print (c ? $c : "none"); exit } }' /proc/net/snmp
+}
+
+# the virtio interrupts taken so far (all CPUs, all virtio vectors), with hv.tcp_bs
+irqs() {
+	[ "$tcp_bs" -gt 0 ] || return 0
+	say "IRQS at=$1 virtio=$(awk '/virtio/ { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i }
+		END { print s + 0 }' /proc/interrupts)"
 }
 
 # iperf3 from the sender to the receiver (hv.iperf_kb), after the nc transfer
@@ -327,6 +349,15 @@ oper
 now
 say "LINK state=$oper carrier=$carrier uptime=$UP"
 
+# The guest that migrates: it only receives (its kernel answers the pings).
+if [ "$migr" = target ]; then
+	say "MIGR listening"
+	nc -l -p 5002 >/tmp/rx
+	now
+	say "TCP recv bytes=$(wc -c </tmp/rx) sha256=$(sha256sum /tmp/rx | cut -c1-64) uptime=$UP"
+	finish
+fi
+
 # Wait until the peer answers once (it may still be booting).
 now
 start=$UP_S
@@ -344,6 +375,45 @@ if [ $reached -ne 1 ]; then
 	finish
 fi
 say "REACHED peer=$peer waited=${waited}s"
+
+# The peer of the guest that migrates: pings and a paced TCP stream that
+# last across the migration (the host migrates once it sees MIGR streaming).
+if [ "$migr" = peer ]; then
+	dd if=/dev/urandom of=/tmp/seed bs=4093 count=1 2>/dev/null
+	set --
+	i=0
+	while [ $i -lt $(( (tcp_kb * 1024 + 4092) / 4093 )) ]; do set -- "$@" /tmp/seed; i=$((i + 1)); done
+	cat "$@" | head -c $((tcp_kb * 1024)) >/tmp/tx
+	say "TCP send bytes=$(wc -c </tmp/tx) sha256=$(sha256sum /tmp/tx | cut -c1-64)"
+	ping -c "$count" -i 0.1 -W 2 "$peer" >/tmp/ping.out 2>&1 &
+	pinger=$!
+	pieces=$(( (tcp_kb + 3) / 4 ))
+	stream() {
+		i=0
+		while [ $i -lt $pieces ]; do
+			# nc gone (the target did not listen yet): retry from the start
+			dd if=/tmp/tx bs=4096 skip=$i count=1 2>/dev/null || return 1
+			[ $i = 8 ] && say "MIGR streaming" >&2
+			sleep "$gap"
+			i=$((i + 1))
+		done
+	}
+	i=0
+	until stream 2>/dev/console | nc "$peer" 5002; do
+		i=$((i + 1)); [ $i -ge 20 ] && break; sleep 0.5
+	done
+	now
+	say "TCP sent tries=$i uptime=$UP"
+	wait $pinger
+	tail -n 3 /tmp/ping.out
+	tx=$(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' /tmp/ping.out)
+	rx=$(sed -n 's/.* \([0-9]*\) packets received.*/\1/p' /tmp/ping.out)
+	# the longest run of sequence numbers without a reply
+	gapmax=$(sed -n 's/.*seq=\([0-9]*\) .*/\1/p' /tmp/ping.out |
+		awk 'BEGIN { p = -1 } { if ($1 - p - 1 > m) m = $1 - p - 1; p = $1 } END { print m + 0 }')
+	say "PING migr sent=${tx:-0} received=${rx:-0} longest_gap=$gapmax"
+	finish
+fi
 
 # The measured run: $interval s apart, each reply may take up to 2 s (TCG jitter).
 ping -c "$count" -i "$interval" -W 2 -w $((count + 30)) "$peer" >/tmp/ping.out 2>&1
@@ -372,6 +442,16 @@ if [ "$tcp_kb" -gt 0 ] || [ "$iperf_kb" -gt 0 ] || [ "$iperf_s" -gt 0 ]; then
 	say "OFFLOADS $feat"
 	if [ "$tcp_kb" -le 0 ]; then
 		:
+	elif [ "$tcp_role" = recv ] && [ "$tcp_bs" -gt 0 ]; then
+		# timed from the connection (nc -e runs the script on it) to EOF
+		printf '%s\n' 'read -r a _ </proc/uptime' 'cat >/tmp/rx' 'read -r b _ </proc/uptime' \
+			'echo "$a $b" >/tmp/rxtime' >/tmp/rxtimed
+		irqs tcp-start
+		nc -l -p 5002 -e /bin/sh /tmp/rxtimed
+		irqs tcp-end
+		read -r a b </tmp/rxtime
+		say "TCP recv_time seconds=$(echo "$a $b" | awk '{ printf "%.2f", $2 - $1 }')"
+		say "TCP recv bytes=$(wc -c </tmp/rx) sha256=$(sha256sum /tmp/rx | cut -c1-64)"
 	elif [ "$tcp_role" = recv ]; then
 		nc -l -p 5002 >/tmp/rx
 		say "TCP recv bytes=$(wc -c </tmp/rx) sha256=$(sha256sum /tmp/rx | cut -c1-64)"
@@ -388,9 +468,18 @@ if [ "$tcp_kb" -gt 0 ] || [ "$iperf_kb" -gt 0 ] || [ "$iperf_s" -gt 0 ]; then
 		say "TCP send bytes=$(wc -c </tmp/tx) sha256=$(sha256sum /tmp/tx | cut -c1-64)"
 		# the receiver may not listen yet: retry the connection
 		i=0
-		until nc "$peer" 5002 </tmp/tx; do
-			i=$((i + 1)); [ $i -ge 100 ] && break; sleep 0.5
-		done
+		irqs tcp-start
+		if [ "$tcp_bs" -gt 0 ]; then
+			# small writes: dd hands nc B bytes at a time
+			until dd if=/tmp/tx bs="$tcp_bs" 2>/dev/null | nc "$peer" 5002; do
+				i=$((i + 1)); [ $i -ge 100 ] && break; sleep 0.5
+			done
+		else
+			until nc "$peer" 5002 </tmp/tx; do
+				i=$((i + 1)); [ $i -ge 100 ] && break; sleep 0.5
+			done
+		fi
+		irqs tcp-end
 		say "TCP sent tries=$i"
 	fi
 	[ "$tcp_kb" -gt 0 ] && say "TCP csum_errors=$(csum_errors)"
@@ -400,7 +489,10 @@ if [ "$tcp_kb" -gt 0 ] || [ "$iperf_kb" -gt 0 ] || [ "$iperf_s" -gt 0 ]; then
 	else
 		say "ETHTOOL none"
 	fi
-	if [ "$iperf_kb" -gt 0 ] || [ "$iperf_s" -gt 0 ]; then run_iperf; fi
+	if [ "$iperf_kb" -gt 0 ] || [ "$iperf_s" -gt 0 ]; then
+		run_iperf
+		irqs iperf-end
+	fi
 fi
 if [ "$tcp" -gt 0 ]; then
 	now

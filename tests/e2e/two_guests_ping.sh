@@ -70,42 +70,12 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=$root/build
-cache=
-hvswitch=
-hvctl_bin=
-while [ $# -gt 0 ]; do
-	case $1 in
-	--build-dir) build=$2; shift 2 ;;
-	--hvswitch) hvswitch=$2; shift 2 ;;
-	--hvctl) hvctl_bin=$2; shift 2 ;;
-	--cache-dir) cache=$2; shift 2 ;;
-	*) echo "usage: $0 [--build-dir DIR] [--hvswitch PATH] [--hvctl PATH] [--cache-dir DIR]" >&2
-		exit 2 ;;
-	esac
-done
-if [ -z "$hvswitch" ] || [ -z "$hvctl_bin" ] || [ -z "$cache" ]; then
-	build=$(cd "$build" 2>/dev/null && pwd) || { echo "FAIL: no build dir $build" >&2; exit 1; }
-fi
-cache=${cache:-$build/e2e}
+. "$here/e2e_lib.sh"
+e2e_setup "$@"
 timeout_s=${HV_E2E_TIMEOUT:-300}
 count=${HV_E2E_COUNT:-20}
 min=${HV_E2E_MIN:-$count}
 qemu_cpus=${HV_E2E_QEMU_CPUS-0}
-
-skip() { echo "SKIP: $*"; exit 77; }
-qemu=$(command -v qemu-system-x86_64) || skip "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)"
-kernel=$(ls -1 /boot/vmlinuz-*-cloud-amd64 2>/dev/null | sort -V | tail -n1)
-[ -n "$kernel" ] || skip "no /boot/vmlinuz-*-cloud-amd64 (apt-get install linux-image-cloud-amd64)"
-kver=${kernel#/boot/vmlinuz-}
-[ -x /bin/busybox ] || skip "no static busybox (apt-get install busybox-static)"
-command -v python3 >/dev/null || skip "python3 missing"
-hvswitch=${hvswitch:-$build/app/hvswitch/hvswitch}
-hvctl_bin=${hvctl_bin:-$build/app/hvctl/hvctl}
-for b in "$hvswitch" "$hvctl_bin"; do
-	[ -x "$b" ] || { echo "FAIL: $b not built (ninja -C $build)"; exit 1; }
-done
 iperf_kb=${HV_E2E_IPERF_KB:-0}
 [ "${HV_E2E_TCP_KB:-0}" -gt 0 ] || iperf_kb=0
 # asked for, iperf3 and ethtool must be there: a failure, not a skip
@@ -146,14 +116,6 @@ if [ "$unpriv" = 1 ]; then
 	switch_opts=(--vhost-owner ":$quser" --vhost-perm 0660)
 	qemu_as=(setpriv --reuid "$quser" --regid "$quser" --clear-groups)
 fi
-stop_pid() { # pid signal: signal, wait up to 5 s, then SIGKILL
-	local pid=$1 sig=$2
-	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
-	kill "-$sig" "$pid" 2>/dev/null
-	for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-}
 cleanup() {
 	local p
 	for p in "${qemu_pids[@]}"; do stop_pid "$p" TERM; done
@@ -525,18 +487,7 @@ PY
 fi
 # The switch survived both guests and stops cleanly (sanitizer builds report
 # at exit).
-switch_rc=running
-if kill -0 "$switch_pid" 2>/dev/null; then
-	kill -INT "$switch_pid"
-	for _ in $(seq 100); do kill -0 "$switch_pid" 2>/dev/null || break; sleep 0.1; done
-	if kill -0 "$switch_pid" 2>/dev/null; then
-		switch_rc=hung
-	else
-		wait "$switch_pid"; switch_rc=$?
-	fi
-else
-	switch_rc="died($(wait "$switch_pid"; echo $?))"
-fi
+e2e_switch_stop
 switch_clean() {
 	[ "$switch_rc" = 0 ] && ! grep -qE 'Sanitizer|runtime error' "$run/switch.log"
 }

@@ -12,6 +12,7 @@
  *   bit 3     the wrong kind of fd: a pipe (bit 4), else a memfd where an
  *             eventfd belongs and the other way round
  *   bits 4-7  memfd size: 0 fits the region (up to 1 MiB), else 4 KiB << ((s-1) % 9)
+ * SET_LOG_BASE's memfd (sel 0) holds the log the payload describes.
  * The first message refused ends the stream with vhost_dev_reset(), as the real
  * connection does. Every fd handed over must then be closed or kept by a vring,
  * and after the final reset none may be open and no memory stay mapped
@@ -159,11 +160,27 @@ make_memfd(const struct vhost_memory_region *r, uint8_t sel)
 	return fd;
 }
 
+/* SET_LOG_BASE's file: sel 0 fits the log (offset + size, up to 1 MiB), else as make_memfd(). */
+static int
+make_log_memfd(const struct vhost_user_log *l, uint8_t sel)
+{
+	struct vhost_memory_region r = {0};
+
+	if (sel == 0 && l->mmap_offset <= MAX_FILE && l->mmap_size <= MAX_FILE - l->mmap_offset) {
+		r.memory_size = l->mmap_size;
+		r.mmap_offset = l->mmap_offset;
+	}
+	return make_memfd(&r, sel);
+}
+
 static int
 make_fd(const struct vhost_user_msg *m, unsigned int rule, uint8_t ctl, unsigned int i)
 {
 	bool mem = rule == FDS_MEM + 1 || rule == FDS_ONE + 1 || rule == FDS_ANY + 1;
 	int p[2], fd;
+
+	if (m->hdr.request == VHOST_USER_SET_LOG_BASE && !(ctl & 8))
+		return make_log_memfd(&m->payload.log, ctl >> 4);
 
 	if (ctl & 8) {
 		/* the wrong kind: a pipe, or the other of memfd/eventfd */
@@ -270,6 +287,14 @@ check_rings(void)
 		hv_fuzz_sink = ((const uint8_t *)vr->avail)[al - 1];
 		hv_fuzz_sink = ((const uint8_t *)vr->used)[ul - 1];
 	}
+	/* the dirty log: in use only with LOG_ALL, and mapped whole (touch its ends) */
+	FUZZ_ASSERT(port->log.bits == NULL ||
+		    (port->log.bits == port->log.base && port->log.features_on));
+	if (port->log.base != NULL) {
+		FUZZ_ASSERT(port->log.size > 0 && port->log.size <= HV_LOG_MAX_BYTES);
+		hv_fuzz_sink = port->log.base[0];
+		port->log.base[port->log.size - 1] |= 1;
+	}
 }
 
 /* One message; false when the connection ends. */
@@ -346,7 +371,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 	}
 	vhost_dev_reset(port);
-	FUZZ_ASSERT(port->mem.n == 0);
+	FUZZ_ASSERT(port->mem.n == 0 && port->log.base == NULL && port->log.bits == NULL);
 	for (unsigned int i = 0; i < HV_VHOST_MAX_VRINGS; i++)
 		FUZZ_ASSERT(port->vr[i].kickfd == -1 && port->vr[i].callfd == -1 &&
 			    port->vr[i].errfd == -1 && !port->vr[i].ready);

@@ -15,6 +15,8 @@ GET_FEATURES = 1
 SET_FEATURES = 2
 SET_OWNER = 3
 SET_MEM_TABLE = 5
+SET_LOG_BASE = 6
+SET_LOG_FD = 7
 SET_VRING_NUM = 8
 SET_VRING_ADDR = 9
 SET_VRING_BASE = 10
@@ -37,6 +39,8 @@ NOFD = 0x100
 F_PROTOCOL_FEATURES = 1 << 30
 FEATURES_DEFAULT = (1 << 32) | (1 << 15) | (1 << 22) | (1 << 28) | (1 << 29)
 PROTO_MQ, PROTO_REPLY_ACK, PROTO_MEM_SLOTS = 1 << 0, 1 << 3, 1 << 15
+PROTO_LOG_SHMFD = 1 << 1
+F_LOG_ALL = 1 << 26
 
 MEM_UA = 0x7F0000000000
 MEM_SIZE = 0x10000
@@ -118,6 +122,20 @@ def msg_seeds():
                           msg(REM_MEM_REG, mem_reg(region(0, MEM_SIZE, MEM_UA)))),
         "unknown_ack": stream(*negotiate(), msg(99, flags=VERSION | NEED_REPLY),
                               msg(SET_OWNER, flags=VERSION | NEED_REPLY)),
+        # live migration: the log shared, logging on, the rings stopped
+        "log_base": stream(*negotiate(),
+                           msg(SET_PROTOCOL_FEATURES, u64(PROTO_REPLY_ACK | PROTO_LOG_SHMFD)),
+                           msg(SET_MEM_TABLE, one), *ring(0, MEM_UA),
+                           msg(SET_LOG_BASE, struct.pack("<QQ", 0x1000, 0)),
+                           msg(SET_FEATURES, u64(FEATURES_DEFAULT | F_PROTOCOL_FEATURES |
+                                                 F_LOG_ALL)),
+                           msg(SET_LOG_BASE, struct.pack("<QQ", 0x800, 0x1000)),
+                           msg(SET_LOG_FD, ctl=8),
+                           msg(GET_VRING_BASE, state(0, 0))),
+        "log_base_beyond_file": stream(*negotiate(),
+                                       msg(SET_PROTOCOL_FEATURES, u64(PROTO_LOG_SHMFD)),
+                                       msg(SET_LOG_BASE, struct.pack("<QQ", 0x1000, 0x100000),
+                                           ctl=0x10)),
         "two_queue_pairs": stream(*negotiate(), msg(SET_MEM_TABLE, one),
                                   *ring(2, MEM_UA), *ring(3, MEM_UA + 0x4000),
                                   queue_pairs=2),

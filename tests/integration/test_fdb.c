@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* lib/fdb: learning, moves, limits, VLANs, ageing, flushing, concurrent readers. */
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -134,6 +135,98 @@ START_TEST(mac_moves)
 	ck_assert_uint_eq(hv_fdb_count(fdb, 2), 1);
 	hv_fdb_get_stats(fdb, &st);
 	ck_assert_uint_eq(st.moved, 1);
+}
+END_TEST
+
+static void
+learn_tag(uint32_t n, uint16_t port, uint16_t tag, uint64_t now)
+{
+	struct hv_fdb_key k = key(n, 0);
+	const struct hv_fdb_key *kp = &k;
+
+	hv_fdb_learn_bulk_tag(fdb, &kp, 1, port, &tag, now, &refused[port]);
+}
+
+static uint16_t
+lookup_tag(uint32_t n, uint16_t *tag)
+{
+	struct hv_fdb_key k = key(n, 0);
+	const struct hv_fdb_key *kp = &k;
+	uint16_t port;
+
+	hv_fdb_lookup_bulk_tag(fdb, &kp, 1, &port, tag);
+	return port;
+}
+
+/* A tunnel port's MACs carry their remote VTEP: a move between VTEPs is a move. */
+START_TEST(tags_follow_moves)
+{
+	struct hv_fdb_stats st;
+	uint16_t tag = 99;
+
+	learn_tag(5, 4, 7, 10);
+	hv_fdb_apply(fdb);
+	ck_assert_uint_eq(lookup_tag(5, &tag), 4);
+	ck_assert_uint_eq(tag, 7);
+	/* the same VTEP again: nothing queued */
+	learn_tag(5, 4, 7, 11);
+	ck_assert_uint_eq(hv_fdb_apply(fdb), 0);
+	/* another VTEP behind the same port: moved, still one MAC of port 4 */
+	learn_tag(5, 4, 9, 12);
+	ck_assert_uint_eq(hv_fdb_apply(fdb), 1);
+	ck_assert_uint_eq(lookup_tag(5, &tag), 4);
+	ck_assert_uint_eq(tag, 9);
+	ck_assert_uint_eq(hv_fdb_count(fdb, 4), 1);
+	hv_fdb_get_stats(fdb, &st);
+	ck_assert_uint_eq(st.moved, 1);
+	/* to a local port, learned untagged: tag 0 */
+	learn(5, 0, 2, 13);
+	hv_fdb_apply(fdb);
+	ck_assert_uint_eq(lookup_tag(5, &tag), 2);
+	ck_assert_uint_eq(tag, 0);
+	/* an unknown key: no port, tag 0 */
+	ck_assert_uint_eq(lookup_tag(6, &tag), HV_FDB_PORT_NONE);
+	ck_assert_uint_eq(tag, 0);
+	/* flushing one VTEP's MACs leaves the port's others */
+	learn_tag(10, 4, 7, 14);
+	learn_tag(11, 4, 8, 14);
+	hv_fdb_apply(fdb);
+	ck_assert_uint_eq(hv_fdb_flush_tag(fdb, 4, 7), 1);
+	ck_assert_uint_eq(lookup(10, 0), HV_FDB_PORT_NONE);
+	ck_assert_uint_eq(lookup_tag(11, &tag), 4);
+	ck_assert_uint_eq(tag, 8);
+}
+END_TEST
+
+/* A control plane's entry: not aged, not moved by frames, removed only by it. */
+START_TEST(static_entries)
+{
+	struct hv_fdb_key k = key(21, 0);
+	struct hv_fdb_stats st;
+	uint16_t tag = 0;
+
+	ck_assert_int_eq(hv_fdb_set_static(fdb, &k, 4, 3), 0);
+	ck_assert_uint_eq(lookup_tag(21, &tag), 4);
+	ck_assert_uint_eq(tag, 3);
+	/* a frame from it elsewhere does not move it */
+	learn(21, 0, 2, 10);
+	hv_fdb_apply(fdb);
+	ck_assert_uint_eq(lookup(21, 0), 4);
+	hv_fdb_get_stats(fdb, &st);
+	ck_assert_uint_eq(st.static_kept, 1);
+	ck_assert_uint_eq(st.moved, 0);
+	/* long idle: still there */
+	hv_fdb_age(fdb, 1000000);
+	ck_assert_uint_eq(lookup(21, 0), 4);
+	/* a learned entry is not a static one to delete; a static one goes */
+	learn(22, 0, 2, 10);
+	hv_fdb_apply(fdb);
+	k = key(22, 0);
+	ck_assert_int_eq(hv_fdb_del_static(fdb, &k), -ENOENT);
+	k = key(21, 0);
+	ck_assert_int_eq(hv_fdb_del_static(fdb, &k), 0);
+	ck_assert_uint_eq(lookup(21, 0), HV_FDB_PORT_NONE);
+	ck_assert_uint_eq(hv_fdb_count(fdb, 4), 0);
 }
 END_TEST
 
@@ -476,6 +569,8 @@ suite(void)
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, learn_then_lookup);
 	tcase_add_test(t, mac_moves);
+	tcase_add_test(t, tags_follow_moves);
+	tcase_add_test(t, static_entries);
 	tcase_add_test(t, vlans_are_separate);
 	tcase_add_test(t, per_port_limit);
 	tcase_add_test(t, ageing);

@@ -100,10 +100,11 @@ START_TEST(same_refusals)
 	refused_alike("{\"cmd\":\"port.set\",\"args\":{\"name\":\"vm0\",\"mac_limit\":5}}\n",
 		      (const char *const[]){"port", "set", "vm0", "mac_limit=5", NULL},
 		      "port.set: unknown argument 'mac_limit' (valid: name, vlan, trunk, pmd, "
-		      "rxmod)");
+		      "rxmod, remote)");
 	refused_alike("{\"cmd\":\"port.set\",\"args\":{\"name\":\"vm0\",\"rxq\":\"0:pmd=3\"}}\n",
 		      (const char *const[]){"port", "set", "vm0", "rxq=0:pmd=3", NULL},
-		      "port.set: unknown argument 'rxq' (valid: name, vlan, trunk, pmd, rxmod)");
+		      "port.set: unknown argument 'rxq' (valid: name, vlan, trunk, pmd, rxmod, "
+		      "remote)");
 	/* nothing changed */
 	r = hvsw_ok(&D, "port.list", NULL);
 	ck_assert_int_eq(cJSON_GetArraySize(r), 1);
@@ -190,7 +191,8 @@ START_TEST(config_port_keys)
 	ck_assert_msg(strstr(log,
 			     ": ports[0] (vm0): unknown argument 'mac_limit' (valid: name, type, "
 			     "socket, mode, queues, vlan, trunk, devargs, pmd, features, "
-			     "rxmod, owner, perm)") != NULL,
+			     "rxmod, owner, perm, vni, local, uplink, dstport, remote, mirror)") !=
+			      NULL,
 		      "%s", log);
 }
 END_TEST
@@ -228,7 +230,8 @@ START_TEST(type_keys)
 		"port n0: an ethdev port needs devargs");
 	refused("port.add", "{\"name\":\"v0\",\"features\":\"mq,bogus\"}",
 		"port.add: unknown feature 'bogus' (known: mrg_rxbuf, indirect_desc, event_idx, "
-		"mq, csum, guest_csum, host_tso4, host_tso6, guest_tso4, guest_tso6, in_order, ring_packed)");
+		"mq, csum, guest_csum, host_tso4, host_tso6, guest_tso4, guest_tso6, in_order, "
+		"guest_announce, ring_packed)");
 	cJSON_Delete(hvsw_ok(&D, "port.add",
 			     "{\"name\":\"n0\",\"type\":\"ethdev\","
 			     "\"devargs\":\"net_null0\",\"vlan\":7}"));

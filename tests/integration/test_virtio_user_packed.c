@@ -25,9 +25,9 @@ static const uint32_t sizes[] = {64,   65,   127,  128,  511,  1500, 1514,
 
 /* Offloads virtio-user asks for only when the ethdev enables them, and what it lacks. */
 #define NOT_ASKED                                                                                  \
-	(HV_VHOST_F_EVENT_IDX | HV_VHOST_F_MQ | HV_VHOST_F_CSUM | HV_VHOST_F_GUEST_CSUM |          \
-	 HV_VHOST_F_GUEST_TSO4 | HV_VHOST_F_GUEST_TSO6 | HV_VHOST_F_HOST_TSO4 |                    \
-	 HV_VHOST_F_HOST_TSO6 | (UINT64_C(1) << 30))
+	(HV_VHOST_F_EVENT_IDX | HV_VHOST_F_MQ | HV_VHOST_F_GUEST_ANNOUNCE | HV_VHOST_F_CSUM |      \
+	 HV_VHOST_F_GUEST_CSUM | HV_VHOST_F_GUEST_TSO4 | HV_VHOST_F_GUEST_TSO6 |                   \
+	 HV_VHOST_F_HOST_TSO4 | HV_VHOST_F_HOST_TSO6 | (UINT64_C(1) << 30))
 
 /* Forward what @from's guest sent to @to's guest; frames forwarded. */
 static unsigned int

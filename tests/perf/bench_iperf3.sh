@@ -60,7 +60,7 @@ die() {
 note() {
 	echo "bench_iperf3: $*" >&2
 }
-# stop_pid, forget_pid, ovs_vsctl, ovs_db_start, ovs_db_bridge, bench_median
+# stop_pid, forget_pid, ovs_vsctl, ovs_db_start, ovs_db_bridge, bench_median, bench_send_go
 . "$(dirname "$0")/bench_lib.sh"
 
 [ -x "$build/app/hvswitch/hvswitch" ] || die "no $build/app/hvswitch/hvswitch (build first: ninja -C $build)"
@@ -188,17 +188,6 @@ stop_dut() {
 	rm -rf /var/run/dpdk/"${prefix}d$run" 2>/dev/null
 }
 
-# one line to a guest's second serial port (its ttyS1): the receiver's go
-send_go() {
-	python3 - "$1" <<'PY'
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.connect(sys.argv[1])
-s.sendall(b"go\n")
-s.close()
-PY
-}
-
 # iperf3's JSON in a guest's console log -> "recv_bps sent_bps retransmits"
 iperf_result() {
 	python3 - "$1" <<'PY'
@@ -278,7 +267,7 @@ run_one() {
 		done
 		[ "$all" = 1 ] && break
 		if [ "$go_sent" = 0 ] && grep -q '^HVTEST IPERF wait-go' "$rundir/logs/$run-vm2.log" 2>/dev/null; then
-			send_go "$rundir/ctl2.sock" && go_sent=1
+			bench_send_go "$rundir/ctl2.sock" && go_sent=1
 		fi
 		[ "$(date +%s)" -ge "$deadline" ] && { note "run $run: guests did not finish in $run_timeout s"; break; }
 		sleep 0.5

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Shared by the benchmarks that start processes and OVS-DPDK
-# (bench_switch.sh, bench_vhost.sh, bench_iperf3.sh, bench_offload.sh;
+# (bench_switch.sh, bench_vhost.sh, bench_iperf3.sh, bench_offload.sh,
+# bench_guest_rxmod.sh;
 # profile_vhost.sh for stop_pid, bench_tick_rate and the testpmd launcher).
 # Sourced; the caller defines note(), the array pids (processes to stop on
 # exit, newest last) and, for OVS, ovs_dir. Brings tests/lib/testpmd.sh
@@ -149,4 +150,17 @@ bench_median() {
 # bench_field NAME LINE: the value of NAME=... in a "RESULT ..." line of a generator
 bench_field() {
 	sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"
+}
+
+# bench_send_go SOCK: one line "go" to a guest's second serial port (its
+# ttyS1, a QEMU socket chardev at SOCK): the e2e initramfs' iperf3 receiver
+# waits for it (the benchmarks read the switch's counters first)
+bench_send_go() {
+	python3 - "$1" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.sendall(b"go\n")
+s.close()
+PY
 }

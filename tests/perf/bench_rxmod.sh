@@ -11,10 +11,15 @@
 #
 # usage: tests/perf/bench_rxmod.sh [BUILD_DIR]           (default ./build)
 #
-# Parts (RXMOD_PARTS, default "napi frame testpmd rr"):
+# Parts (RXMOD_PARTS, default "napi frame cap testpmd rr"):
 #   napi     the sink takes interrupts like Linux NAPI (none while it polls)
 #   frame    the sink re-arms after every frame it takes (rxirq=frame, EVENT_IDX):
 #            NAPI on a fast host; the window caps its rate
+#   cap      frame, with the sink's vCPU as on a core of its own: real-time
+#            priority (SCHED_FIFO) on CPU 0 beside the stream, and asleep as
+#            soon as its ring is empty (spin_us=0), so that each interrupt
+#            wakes it at once: the guest that would take more than one
+#            interrupt per window (needs chrt, root)
 #   always   the sink keeps interrupts on and has no EVENT_IDX (rxirq=always): the
 #            backend cannot tell which frames it took
 #   testpmd  the napi streams through hvswitch rxmod=0, rxmod=100 and testpmd
@@ -45,7 +50,8 @@ TESTPMD=${HV_BENCH_TESTPMD:-dpdk-testpmd}
 . "$(dirname "$0")/../vmm/lib_testpmd.sh"
 skip_without_kvm
 
-parts=${RXMOD_PARTS:-napi frame testpmd rr}
+parts=${RXMOD_PARTS:-napi frame cap testpmd rr}
+sink_wrap= stream_wrap=
 rates=${RXMOD_RATES:-1000 20000 50000 100000 0}
 secs=${RXMOD_SECS:-1}
 npairs=${RXMOD_PAIRS:-3}
@@ -78,9 +84,12 @@ stream_run() {
 	n=$((rate > 0 ? rate * secs : 150000 * secs))
 	n_run=$((n_run + 1)); tag=r$n_run
 	i0=$(sw_irqs)
-	guest "k$tag" vm0 "ip=10.0.0.1 mode=sink count=$n size=$size timeout_ms=60000 $sopts"; ps=$guest_pid
+	GUEST_WRAP=$sink_wrap guest "k$tag" vm0 \
+		"ip=10.0.0.1 mode=sink count=$n size=$size timeout_ms=60000 $sopts"
+	ps=$guest_pid
 	wait_line "$run/k$tag.log" "sink: ready" 20 || fail "sink did not start"
-	guest "s$tag" vm1 "ip=10.0.0.2 peer=10.0.0.1 mode=stream count=$n size=$size pps=$rate"
+	GUEST_WRAP=$stream_wrap guest "s$tag" vm1 \
+		"ip=10.0.0.2 peer=10.0.0.1 mode=stream count=$n size=$size pps=$rate"
 	pt=$guest_pid
 	wait_guest "$pt" || note "stream $tag: $(grep -h 'result:' "$run/s$tag.log")"
 	wait_guest "$ps" || note "sink $tag: $(grep -h 'result:' "$run/k$tag.log")"
@@ -121,8 +130,14 @@ rr_run() {
 
 for part in $parts; do
 	case $part in
-	napi | frame | always)
+	napi | frame | always | cap)
 		opts=""; [ "$part" != napi ] && opts="rxirq=$part"
+		sink_wrap= stream_wrap=
+		if [ "$part" = cap ]; then
+			chrt -f 10 true 2>/dev/null || fail "part cap: chrt -f refused (needs root)"
+			opts="rxirq=frame spin_us=0"
+			sink_wrap="taskset -c 0 chrt -f 10" stream_wrap="taskset -c 0"
+		fi
 		sw_start
 		for rate in $rates; do
 			for pair in $(seq "$npairs"); do

@@ -14,10 +14,10 @@
 # Builds nothing. Everything runs on two CPUs: the generator (hv_pktgen, its
 # virtio-user frontends) and every DUT's main/control threads on
 # HV_BENCH_GEN_CPU, the DUT's one forwarding thread (PMD) alone on
-# HV_BENCH_DUT_CPU. The comparison runs the DUTs side by side in turns
-# (below); with HV_BENCH_SLICES=0, and for the curves, each run starts a
-# fresh DUT and generator, the DUTs of a repetition one after the other
-# (hvswitch, testpmd, ovs, hvswitch, ...), medians per (DUT, size). The
+# HV_BENCH_DUT_CPU. The comparison and the curves run in turns (below);
+# with HV_BENCH_SLICES=0 each run starts a fresh DUT and generator, the DUTs
+# of a repetition one after the other (hvswitch, testpmd, ovs, hvswitch,
+# ...), medians per (DUT, size) and per curve point. The
 # generator makes a learning switch learn every address first
 # (--learn-first), so the measured traffic is known unicast.
 #
@@ -26,7 +26,7 @@
 #                         (curves only)                          ["64 1518"]
 #   HV_BENCH_REPS         repetitions of the comparison without turns, and of each
 #                         curve point                            [3]
-#   HV_BENCH_CURVE_REPS   repetitions of each curve point       [HV_BENCH_REPS]
+#   HV_BENCH_CURVE_REPS   repetitions of each curve point without turns [HV_BENCH_REPS]
 #   HV_BENCH_DUTS         DUTs of the comparison                 ["hvswitch testpmd ovs"];
 #                         also hvcap (hvswitch with "hvctl capture port0 -w /dev/null"
 #                         running: every frame copied) and hvbase (HV_BENCH_HVSWITCH_BASE)
@@ -56,8 +56,8 @@
 #   HV_BENCH_PKTGEN       generator binary   [BUILD_DIR/tests/perf/hv_pktgen]
 #   HV_BENCH_KEEP_LOGS    1: keep the run directory with every log [0]
 #   HV_BENCH_HUGEPAGES    hugepages: auto, 1 (required) or 0 (--no-huge) [auto]
-#   HV_BENCH_SLICES       rounds of turns of the comparison (below); 0: separate
-#                         runs, HV_BENCH_REPS of them per DUT     [30]
+#   HV_BENCH_SLICES       rounds of turns of the comparison and of each curve point
+#                         (below); 0: separate runs, HV_BENCH_REPS of them per DUT [30]
 #   HV_BENCH_SLICE_S      seconds of one turn                    [1]
 #
 # Turns (HV_BENCH_SLICES=N): this host's speed changes by 2x within seconds,
@@ -71,6 +71,12 @@
 # rotates every round and runs backwards every other N rounds. The turns of
 # one size must fit 240 s (MAC tables age learned addresses out at 300 s).
 # Memory then: DUTs -m 256 (OVS 512), generators 256.
+# A curve point P in turns: hvswitch at the curve's first point, hvswitch at
+# P, base (HV_BENCH_BASE_BUILD) and OVS at P, each with its own generator;
+# per round hvswitch at P against the others. So "relative" (P against the
+# first point) and hv/ovs are medians of ratios of turns seconds apart, as
+# in the comparison. OVS with more than 8 ports takes 1600 MiB: with the
+# ports curve up to 32, 1800 free 2 MiB pages are needed for hugepages.
 #
 # The binaries of hvswitch, hvctl and the generator are copied into the run
 # directory first, so a rebuild during the benchmark does not change them.
@@ -129,6 +135,13 @@ slice_s=${HV_BENCH_SLICE_S:-1}
 # 32 ports: 1600 MiB) and its generator (256 MiB)
 huge_need=1024
 { [ "$slices" = 0 ] || [ -z "$sizes" ]; } && huge_need=928
+# curves in turns: up to four DUTs and their generators at once, OVS with
+# more than 8 ports taking 1600 MiB
+if [ "$slices" != 0 ] && [ -n "$curves" ]; then
+	huge_need=1024
+	[[ " $curves " == *" ports "* ]] && [ "$(tr ' ' '\n' <<<"$ports_list" | sort -n | tail -1)" -gt 8 ] &&
+		huge_need=1800
+fi
 huge=$(bench_hugepages "$huge_need") ||
 	{ echo "bench_switch: HV_BENCH_HUGEPAGES=1 needs hugetlbfs and $huge_need free 2 MiB pages" >&2; exit 1; }
 if [ "$huge" = 1 ]; then
@@ -261,152 +274,25 @@ ovs_ports() {
 	for ((i = n; i < have; i++)); do
 		ovs_vsctl del-port br0 "p$i" >>"$ovs_dir/vsctl.log" 2>&1 || return 1
 	done
-	[ "$n" -gt 8 ] && mem=${mem/-m 1024/-m 1600}
+	[ "$n" -gt 8 ] && mem=$(sed -E 's/-m [0-9]+/-m 1600/' <<<"$mem")
 	ovs_vsctl set Open_vSwitch . \
 		"other_config:dpdk-extra=--no-pci $mem --file-prefix=${prefix}ovs" \
 		>>"$ovs_dir/vsctl.log" 2>&1
-}
-
-# ---------------------------------------------------------------- DUTs
-# Start a DUT in the background; sets dut_pid. $3: ports (hvswitch only),
-# $4...: extra hvswitch options.
-start_dut() {
-	local dut=$1 log=$2 nports=${3:-2} i
-
-	shift 3 2>/dev/null || shift $#
-	# sockets per run: with HV_BENCH_SLICES the DUTs run side by side
-	mkdir -p "$rundir/s$run"
-	rm -f "$rundir"/ovs*.sock
-	case $dut in
-	hvswitch | base | hvcap | hvbase | hvpacked)
-		local ports=() bin=$hvswitch
-
-		[ "$dut" = hvbase ] && bin=$rundir/bin/hvswitch-base
-		for ((i = 0; i < nports; i++)); do
-			ports+=(--port "$rundir/s$run/p$i.sock")
-		done
-		# a run dir per run: with turns, hvswitch DUTs run side by side
-		rm -rf "$rundir/hv$run" && mkdir -p "$rundir/hv$run"
-		# main lcore (control plane, sleeps in poll) on the generator's CPU,
-		# the PMD lcore alone on its CPU
-		[ "$dut" = base ] && bin=$rundir/bin/hvswitch-base
-		"$bin" -l "$dut_lcores" --main-lcore "$gen_cpu" --no-pci "${dut_mem[@]}" \
-			--file-prefix "${prefix}d$run" -- --run-dir "$rundir/hv$run" \
-			--config "$rundir/hv$run/hvswitch.json" --mbufs 16384 "$@" "${ports[@]}" \
-			>"$log" 2>&1 &
-		dut_pid=$!
-		;;
-	testpmd | tpmdpacked)
-		testpmd_start "$rundir/testpmd.in" "$log" "$rundir/s$run/p0.sock" \
-			"$rundir/s$run/p1.sock" "$testpmd" -l "$dut_lcores" --main-lcore "$gen_cpu" \
-			--no-pci "${dut_mem[@]}" --file-prefix "${prefix}d$run" \
-			-- --txd=1024 --rxd=1024 || die "mkfifo failed"
-		dut_pid=$testpmd_pid
-		;;
-	ovs)
-		ovs_ports "$nports" || die "OVS ports: $(tail -2 "$ovs_dir/vsctl.log")"
-		rm -f "$ovs_dir/vswitchd.ctl" "$ovs_dir/vswitchd.pid"
-		# all of it on the generator's CPU; the PMD thread pins itself to
-		# pmd-cpu-mask. Own network namespace: its bridge port is a tap device.
-		taskset -c "$gen_cpu" unshare --net -- "$vswitchd" "unix:$ovs_dir/db.sock" \
-			--unixctl="$ovs_dir/vswitchd.ctl" --pidfile="$ovs_dir/vswitchd.pid" \
-			--log-file="$log" >"$log.out" 2>&1 &
-		dut_pid=$!
-		;;
-	esac
-	pids+=("$dut_pid")
-}
-
-# stop_dut DUT PID RUN: RUN is the run that started it
-stop_dut() {
-	local dut=$1 pid=$2 r=$3
-
-	[[ $dut == testpmd || $dut == tpmdpacked ]] && testpmd_quit
-	if [ "$dut" = ovs ]; then
-		stop_pid "$pid" 15 TERM
-	else
-		stop_pid "$pid" 10 INT
-	fi
-	forget_pid "$pid"
-	rm -rf "$rundir/s$r" "$rundir"/ovs*.sock "$rundir/testpmd.in"
-	rm -rf /var/run/dpdk/"${prefix}d$r" 2>/dev/null
-}
-
-# hvcap: capture port0 (both directions: every frame the switch forwards)
-# into /dev/null, hvctl on the generator's CPU; 0, or 1 if it did not start
-start_capture() {
-	local i
-
-	"$hvctl" --socket "$rundir/hv$run/hvswitch.sock" capture port0 -w /dev/null \
-		>/dev/null 2>"$rundir/logs/$run-capture.log" &
-	pids+=("$!")
-	for ((i = 0; i < 50; i++)); do
-		grep -q 'capturing' "$rundir/logs/$run-capture.log" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	note "run $run: hvctl capture did not start: $(cat "$rundir/logs/$run-capture.log")"
-	return 1
-}
-
-# Wait until the DUT is ready for the generator: server sockets exist
-# (hvswitch, testpmd) or the control socket answers (OVS); 30 s at most.
-wait_ready() {
-	local dut=$1 pid=$2 nports=$3 i j ok
-
-	for ((i = 0; i < 300; i++)); do
-		kill -0 "$pid" 2>/dev/null || return 1
-		case $dut in
-		ovs)
-			[ -S "$ovs_dir/vswitchd.ctl" ] && grep -q 'using datapath ID' "$rundir/logs/$run-$dut.log" 2>/dev/null &&
-				return 0
-			;;
-		*)
-			ok=1
-			for ((j = 0; j < nports; j++)); do
-				[ -S "$rundir/s$run/p$j.sock" ] || { ok=0; break; }
-			done
-			[ "$ok" = 1 ] && return 0
-			;;
-		esac
-		sleep 0.1
-	done
-	return 1
 }
 
 declare -A pps        # [key] -> space-separated rx_pps of its runs
 declare -A clean      # the same, runs where both CPUs were ours (>= 95 %)
 declare -A detail     # the same, "Mpps(fwd cpu %)" per run
 declare -A rounds     # [dut,size] -> hvswitch/dut of each round of turns
+declare -A turn       # [label,round] -> frames/s of that turn (run_turns)
+turn_order=()
+turn_sw_opts=()
 failures=0
 run=0
 
-# start_gen DUT LOG LIMIT SIZE PORTS SRC_MACS DST_MACS [hv_pktgen options...]:
-# the generator of run $run, in the background on its CPU (its EAL control
-# threads too), interrupted after LIMIT seconds in case a server-mode
-# frontend never gets its client; sets gen_pid (of timeout)
-start_gen() {
-	local dut=$1 gen_log=$2 limit=$3 size=$4 nports=$5 smacs=$6 dmacs=$7 i vdevs=() ring=
-
-	shift 7
-	# the packed DUTs: the frontends ask for the packed ring
-	[[ $dut == hvpacked || $dut == tpmdpacked ]] && ring=,packed_vq=1
-	for ((i = 0; i < nports; i++)); do
-		if [ "$dut" = ovs ]; then
-			# OVS is the vhost-user client: our frontends are the servers. EAL
-			# init blocks in accept() until OVS (re)connects (it retries every second).
-			vdevs+=(--vdev "net_virtio_user$i,path=$rundir/ovs$i.sock,server=1,queues=1,queue_size=1024")
-		else
-			vdevs+=(--vdev "net_virtio_user$i,path=$rundir/s$run/p$i.sock,queues=1,queue_size=1024$ring")
-		fi
-	done
-	timeout -s INT -k 10 "$limit" taskset -c "$gen_cpu" "$pktgen" -l "$gen_cpu" --no-pci \
-		"${gen_mem[@]}" --file-prefix "${prefix}g$run" \
-		--log-level='pmd.net.virtio.*:warning' "${vdevs[@]}" \
-		-- --size "$size" --ports "$nports" --src-macs "$smacs" --dst-macs "$dmacs" \
-		--learn-first --link-timeout-s 30 "$@" >"$gen_log" 2>&1 &
-	gen_pid=$!
-	pids+=("$gen_pid")
-}
+# start_dut, stop_dut, start_capture, wait_ready, start_ready, start_gen,
+# run_turns, ratio, rounds_median, mpps
+. "$(dirname "$0")/bench_switch_lib.sh"
 
 # run_one KEY DUT SIZE PORTS SRC_MACS DST_MACS [hvswitch options...]
 run_one() {
@@ -417,19 +303,7 @@ run_one() {
 	run=$((run + 1))
 	log=$rundir/logs/$run-$dut.log
 	gen_log=$rundir/logs/$run-$dut-gen.log
-	start_dut "$dut" "$log" "$nports" "$@"
-	if ! wait_ready "$dut" "$dut_pid" "$nports"; then
-		note "run $run: $dut did not get ready; its log:"
-		tail -20 "$log" >&2
-		stop_dut "$dut" "$dut_pid" "$run"
-		failures=$((failures + 1))
-		return
-	fi
-	if [ "$dut" = hvcap ] && ! start_capture; then
-		stop_dut "$dut" "$dut_pid" "$run"
-		failures=$((failures + 1))
-		return
-	fi
+	start_ready "$dut" "$log" "$nports" "$@" || return
 	limit=$(awk -v w="$warmup" -v d="$duration" -v k="$((smacs + dmacs))" \
 		'BEGIN { printf "%d", w + d + 120 + k / 20000 }')
 	start_gen "$dut" "$gen_log" "$limit" "$size" "$nports" "$smacs" "$dmacs" \
@@ -464,99 +338,23 @@ run_one() {
 	fi
 }
 
-# turn_index ROUND K N: who takes turn K of round ROUND among N: the order
-# rotates every round and runs backwards every other N rounds, so that over
-# 2N rounds each one goes before each other as often as after
-turn_index() {
-	local r=$1 k=$2 n=$3
-
-	(((r / n) % 2)) && k=$((n - 1 - k))
-	echo $(((k + r) % n))
-}
-
 # compare_turns SIZE: the comparison of one size in turns (HV_BENCH_SLICES)
 compare_turns() {
-	local size=$1 dut r i k t0 t1 v line settle_ns=300000000 limit ticks
-	local -a order
-	local -A dpid gpid gen grun glog
-	local -A turn # [dut,round] -> frames/s
+	local size=$1 dut r k v line specs=()
 
-	limit=$(awk -v n="$slices" -v s="$slice_s" -v d="$(wc -w <<<"$duts")" \
-		'BEGIN { printf "%d", 300 + n * d * (s + 1) }')
 	for dut in $duts; do
-		run=$((run + 1))
-		glog[$dut]=$rundir/logs/$run-$dut-gen.log
-		start_dut "$dut" "$rundir/logs/$run-$dut.log" 2
-		if ! wait_ready "$dut" "$dut_pid" 2; then
-			note "turns: $dut did not get ready; its log:"
-			tail -20 "$rundir/logs/$run-$dut.log" >&2
-			stop_dut "$dut" "$dut_pid" "$run"
-			failures=$((failures + 1))
-			continue
-		fi
-		if [ "$dut" = hvcap ] && ! start_capture; then
-			stop_dut "$dut" "$dut_pid" "$run"
-			failures=$((failures + 1))
-			continue
-		fi
-		start_gen "$dut" "${glog[$dut]}" "$limit" "$size" 2 1 1 \
-			--warmup-s "$warmup" --duration-s 3600 --report-ms 100
-		# learned, warmed up and forwarding: ticks past the warm-up
-		ticks=$(awk -v w="$warmup" 'BEGIN { printf "%d", w * 10 + 5 }')
-		for ((i = 0; i < 600; i++)); do
-			v=$(awk '$1 == "TICK" { n++ } END { print n + 0 }' "${glog[$dut]}")
-			[ "$v" -gt "$ticks" ] && break
-			kill -0 "$gen_pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		gen[$dut]=$(pgrep -P "$gen_pid")
-		if [ "$v" -le "$ticks" ] || [ -z "${gen[$dut]}" ]; then
-			note "turns: $dut's generator did not get going; its log:"
-			grep -v '^EAL\|^TELEMETRY\|virtio_user_dev_init_mac\|^TICK' "${glog[$dut]}" | tail -5 >&2
-			stop_pid "$gen_pid" 10 INT
-			forget_pid "$gen_pid"
-			stop_dut "$dut" "$dut_pid" "$run"
-			failures=$((failures + 1))
-			continue
-		fi
-		kill -STOP "${gen[$dut]}" "$dut_pid"
-		dpid[$dut]=$dut_pid
-		gpid[$dut]=$gen_pid
-		grun[$dut]=$run
+		specs+=("$dut:$dut:2:1")
 	done
-	order=()
-	for dut in $duts; do
-		[ -n "${dpid[$dut]:-}" ] && order+=("$dut")
-	done
-	[ "${#order[@]}" -gt 0 ] || return
-	for ((r = 1; r <= slices; r++)); do
-		for ((k = 0; k < ${#order[@]}; k++)); do
-			dut=${order[$(turn_index "$r" "$k" "${#order[@]}")]}
-			kill -CONT "${dpid[$dut]}" "${gen[$dut]}"
-			t0=$(date +%s%N)
-			sleep "$slice_s"
-			t1=$(date +%s%N)
-			kill -STOP "${gen[$dut]}" "${dpid[$dut]}"
-			turn[$dut,$r]=$(bench_tick_rate "${glog[$dut]}" rx_pkts $((t0 + settle_ns)) "$t1")
-		done
-	done
-	for dut in "${order[@]}"; do
-		kill -CONT "${dpid[$dut]}" "${gen[$dut]}"
-		stop_pid "${gpid[$dut]}" 10 INT
-		forget_pid "${gpid[$dut]}"
-		rm -rf /var/run/dpdk/"${prefix}g${grun[$dut]}" 2>/dev/null
-		stop_dut "$dut" "${dpid[$dut]}" "${grun[$dut]}"
-	done
+	turn_sw_opts=()
+	run_turns "$size" "${specs[@]}"
 	for ((r = 1; r <= slices; r++)); do
 		line="TURNS size=$size round=$r"
-		for dut in "${order[@]}"; do
+		for dut in "${turn_order[@]}"; do
 			v=${turn[$dut,$r]}
 			line+=" ${dut}_pps=$v"
 			if [ "$v" -gt 0 ]; then
 				pps[$dut,$size]+="$v "
 				detail[$dut,$size]+="$(mpps "$v") "
-			else
-				failures=$((failures + 1))
 			fi
 		done
 		for dut in testpmd ovs; do
@@ -576,18 +374,74 @@ compare_turns() {
 	done
 }
 
-ratio() {
-	awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "n/a" }'
+# curve_turns CURVE POINT FIRST: one point of a cost curve in turns: hvswitch
+# at FIRST (the curve's first point), at POINT, then base and OVS at POINT
+# (the DUTs of HV_BENCH_CURVE_DUTS; OVS last: the others' start removes the
+# OVS sockets of earlier runs). Per round: hvswitch at POINT against hvswitch
+# at FIRST, and against OVS and base at POINT.
+curve_turns() {
+	local curve=$1 pt=$2 first=$3 dut r v line specs=() label
+
+	for v in $first $pt; do
+		[ "$v" = "$pt" ] && [ "$v" = "$first" ] && [ "${#specs[@]}" -gt 0 ] && continue
+		if [ "$curve" = ports ]; then
+			specs+=("hv$v:hvswitch:$v:1")
+		else
+			specs+=("hv$v:hvswitch:2:$v")
+		fi
+	done
+	for dut in base ovs; do
+		[[ " $curve_duts " == *" $dut "* ]] || continue
+		if [ "$curve" = ports ]; then
+			specs+=("$dut$pt:$dut:$pt:1")
+		else
+			specs+=("$dut$pt:$dut:2:$pt")
+		fi
+	done
+	turn_sw_opts=("${curve_sw_opts[@]}")
+	run_turns "$curve_size" "${specs[@]}"
+	for ((r = 1; r <= slices; r++)); do
+		line="TURNS curve=$curve $curve=$pt round=$r"
+		for label in "${turn_order[@]}"; do
+			v=${turn[$label,$r]}
+			line+=" ${label}_pps=$v"
+			[ "$v" -gt 0 ] || continue
+			case $label in
+			hv$pt) k=$curve,$pt ;;
+			hv$first) k=$curve,$pt,first ;;
+			*) k=${label%"$pt"}:$curve,$pt ;;
+			esac
+			pps[$k]+="$v "
+			detail[$k]+="$(mpps "$v") "
+		done
+		[ -n "${turn[hv$pt,$r]:-}" ] || { echo "$line"; continue; }
+		for label in "first:hv$first" "ovs:ovs$pt" "base:base$pt"; do
+			[ "${label#*:}" != "hv$pt" ] && [ -n "${turn[${label#*:},$r]:-}" ] || continue
+			v=$(ratio "${turn[hv$pt,$r]}" "${turn[${label#*:},$r]}")
+			line+=" vs_${label%%:*}=$v"
+			[ "$v" = n/a ] || rounds[$curve,$pt,${label%%:*}]+="$v "
+		done
+		echo "$line"
+	done
 }
-# the median of ratios (two decimals), n/a for none
-rounds_median() {
-	[ -n "$1" ] || { echo n/a; return; }
-	tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g |
-		awk '{ v[NR] = $1 } END { if (NR % 2) printf "%.2f\n", v[(NR + 1) / 2];
-		     else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-mpps() {
-	awk -v a="$1" 'BEGIN { if (a > 0) printf "%.3f", a / 1e6; else print "-" }'
+
+# curve_ratio CURVE POINT first|ovs|base: hvswitch at POINT against its
+# first point, OVS or base there: with turns the median of the rounds'
+# ratios, else the ratio of the medians of the runs
+curve_ratio() {
+	local curve=$1 pt=$2 what=$3 first=${points%% *} other
+
+	if [ "$what" = first ] && [ "$pt" = "$first" ]; then
+		echo 1.00
+	elif [ "$slices" -gt 0 ]; then
+		rounds_median "${rounds[$curve,$pt,$what]:-}"
+	else
+		case $what in
+		first) other=${pps[$curve,$first]:-} ;;
+		*) other=${pps[$what:$curve,$pt]:-} ;;
+		esac
+		ratio "$(bench_median "${pps[$curve,$pt]:-}")" "$(bench_median "$other")"
+	fi
 }
 
 # ---------------------------------------------------------------- main
@@ -628,8 +482,9 @@ for size in $sizes; do
 	done
 done
 
-# 2. cost curves of hvswitch and OVS, each repetition going through the
-# points in turn, the DUTs of a point one after the other
+# 2. cost curves of hvswitch and OVS: with turns, each point in turns with
+# the first; else each repetition going through the points, the DUTs of a
+# point one after the other
 [ "$ovs_ok" = 1 ] || curve_duts=$(sed 's/\bovs\b//' <<<"$curve_duts")
 if [ -n "$curves" ] && [[ " $curve_duts " == *" ovs "* ]]; then
 	ovs_vsctl set bridge br0 "${curve_ovs_cfg[@]}" >>"$ovs_dir/vsctl.log" 2>&1 ||
@@ -641,6 +496,12 @@ for curve in $curves; do
 	macs) points=$macs_list ;;
 	*) die "unknown curve $curve" ;;
 	esac
+	if [ "$slices" -gt 0 ]; then
+		for pt in $points; do
+			curve_turns "$curve" "$pt" "${points%% *}"
+		done
+		continue
+	fi
 	for ((rep = 1; rep <= curve_reps; rep++)); do
 		for pt in $points; do
 			for dut in $curve_duts; do
@@ -698,18 +559,18 @@ for curve in $curves; do
 	esac
 	echo
 	echo "cost curves, $curve_size B: $what (Mpps, relative to the first point)"
+	[ "$slices" -gt 0 ] && echo "(in turns: Mpps the median of a point's turns; relative and" \
+		"hv/ovs the medians of the rounds' ratios, each point in turns with the first point and OVS)"
 	printf '%-8s %10s %9s %10s %9s %7s   %s\n' "$curve" hvswitch relative ovs relative hv/ovs \
 		"runs (hvswitch; ovs)"
-	base=
 	obase=
 	for pt in $points; do
 		m=$(bench_median "${pps[$curve,$pt]:-}")
 		o=$(bench_median "${pps[ovs:$curve,$pt]:-}")
-		[ -n "$base" ] || base=$m
 		[ -n "$obase" ] || obase=$o
-		printf '%-8s %10s %9s %10s %9s %7s   %s; %s\n' "$pt" "$(mpps "$m")" "$(ratio "$m" "$base")" \
-			"$(mpps "$o")" "$(ratio "$o" "$obase")" "$(ratio "$m" "$o")" \
-			"${detail[$curve,$pt]:-}" "${detail[ovs:$curve,$pt]:-}"
+		printf '%-8s %10s %9s %10s %9s %7s   %s; %s\n' "$pt" "$(mpps "$m")" \
+			"$(curve_ratio "$curve" "$pt" first)" "$(mpps "$o")" "$(ratio "$o" "$obase")" \
+			"$(curve_ratio "$curve" "$pt" ovs)" "${detail[$curve,$pt]:-}" "${detail[ovs:$curve,$pt]:-}"
 	done
 	[ -n "$base_build" ] || continue
 	echo "  base ($base_build): Mpps, relative, hvswitch/base"
@@ -718,7 +579,7 @@ for curve in $curves; do
 		m=$(bench_median "${pps[base:$curve,$pt]:-}")
 		[ -n "$base" ] || base=$m
 		printf '  %-8s %10s %9s %7s   %s\n' "$pt" "$(mpps "$m")" "$(ratio "$m" "$base")" \
-			"$(ratio "$(bench_median "${pps[$curve,$pt]:-}")" "$m")" "${detail[base:$curve,$pt]:-}"
+			"$(curve_ratio "$curve" "$pt" base)" "${detail[base:$curve,$pt]:-}"
 	done
 done
 
@@ -756,17 +617,15 @@ target() {
 }
 for curve in $curves; do
 	case $curve in ports) points=$ports_list ;; macs) points=$macs_list ;; esac
-	base=
 	obase=
 	for pt in $points; do
 		m=$(bench_median "${pps[$curve,$pt]:-}")
 		o=$(bench_median "${pps[ovs:$curve,$pt]:-}")
-		[ -n "$base" ] || base=$m
 		[ -n "$obase" ] || obase=$o
-		echo "SUMMARY curve=$curve $curve=$pt pps=$m relative=$(ratio "$m" "$base")" \
-			"ovs_pps=$o ovs_relative=$(ratio "$o" "$obase") vs_ovs=$(ratio "$m" "$o")"
-		last=$(ratio "$m" "$base")
-		[ "$o" = 0 ] || target "curve_${curve}_${pt}_vs_ovs" "$(ratio "$m" "$o")" 1.5
+		last=$(curve_ratio "$curve" "$pt" first)
+		echo "SUMMARY curve=$curve $curve=$pt pps=$m relative=$last" \
+			"ovs_pps=$o ovs_relative=$(ratio "$o" "$obase") vs_ovs=$(curve_ratio "$curve" "$pt" ovs)"
+		[ "$o" = 0 ] || target "curve_${curve}_${pt}_vs_ovs" "$(curve_ratio "$curve" "$pt" ovs)" 1.5
 	done
 	# flat at scale: the last point against the first
 	case $curve in

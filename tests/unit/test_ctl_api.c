@@ -152,11 +152,11 @@ START_TEST(unknown_key_lists_valid)
 	cJSON *a;
 
 	ck_assert_str_eq(e, "port.set: unknown argument 'rxq' (valid: name, vlan, trunk, pmd, "
-			    "rxmod)");
+			    "rxmod, remote)");
 	free(e);
 	e = raw_error("{\"cmd\":\"port.set\",\"args\":{\"name\":\"a\",\"mac_limit\":5}}\n");
 	ck_assert_str_eq(e, "port.set: unknown argument 'mac_limit' (valid: name, vlan, trunk, "
-			    "pmd, rxmod)");
+			    "pmd, rxmod, remote)");
 	free(e);
 	e = raw_error("{\"cmd\":\"port.list\",\"args\":{\"all\":true}}\n");
 	ck_assert_str_eq(e, "port.list: unknown argument 'all' (valid: none)");
@@ -168,9 +168,10 @@ START_TEST(unknown_key_lists_valid)
 	ck_assert_int_eq(hv_ctl_api_parse(hv_ctl_api_cmd(HV_CTL_C_PORT_ADD), "config port", a, &v,
 					  err, sizeof(err)),
 			 -1);
-	ck_assert_str_eq(err,
-			 "config port: unknown argument 'colour' (valid: name, type, socket, "
-			 "mode, queues, vlan, trunk, devargs, pmd, features, rxmod, owner, perm)");
+	ck_assert_str_eq(
+		err, "config port: unknown argument 'colour' (valid: name, type, socket, "
+		     "mode, queues, vlan, trunk, devargs, pmd, features, rxmod, owner, perm, vni, "
+		     "local, uplink, dstport, remote, mirror)");
 	cJSON_Delete(a);
 
 	{
@@ -180,7 +181,7 @@ START_TEST(unknown_key_lists_valid)
 			return;
 		ck_assert_int_eq(r.status, 1);
 		ck_assert_str_eq(r.err, "hvctl: port.set: unknown argument 'rxq' (valid: name, "
-					"vlan, trunk, pmd, rxmod)\n");
+					"vlan, trunk, pmd, rxmod, remote)\n");
 		ck_assert_int_eq(calls, 0);
 	}
 }
@@ -224,7 +225,7 @@ START_TEST(range_same_message)
 		     "port.set: 'pmd' must be an integer 0..31 or auto");
 	same_refusal("{\"cmd\":\"port.add\",\"args\":{\"name\":\"x\",\"type\":\"tap\"}}\n",
 		     (const char *const[]){"port", "add", "x", "--type", "tap", NULL},
-		     "port.add: 'type' must be vhost-user or ethdev");
+		     "port.add: 'type' must be vhost-user, ethdev or vxlan");
 	same_refusal("{\"cmd\":\"port.add\",\"args\":{\"name\":\"x\",\"rxmod\":10001}}\n",
 		     (const char *const[]){"port", "add", "x", "--rxmod", "10001", NULL},
 		     "port.add: 'rxmod' must be an integer 0..10000 or a string of 1..63 "
@@ -338,7 +339,7 @@ START_TEST(completion_from_table)
 
 	if (!complete(&r, "hvctl port add vm0 --type "))
 		return;
-	ck_assert_str_eq(r.out, "vhost-user\nethdev\n");
+	ck_assert_str_eq(r.out, "vhost-user\nethdev\nvxlan\n");
 	complete(&r, "hvctl port ");
 	ck_assert_str_eq(r.out, "add\ndel\nlist\nshow\nset\n");
 	complete(&r, "hvctl --json port set vm0 pmd=a");

@@ -69,8 +69,10 @@ sw_stop() {
 
 # guest NAME PORT CMDLINE: a built-in guest in the background; its PID in $guest_pid
 # ($GUEST_EXTRA: more options for hvctl guest run)
+# $GUEST_WRAP: a command the VMM runs under (e.g. "taskset -c 0 chrt -f 10")
 guest() {
-	timeout -s TERM 120 "$HVCTL" guest run "$1" --kernel builtin --memory 64M \
+	# shellcheck disable=SC2086 # GUEST_WRAP is a command line
+	timeout -s TERM 120 ${GUEST_WRAP:-} "$HVCTL" guest run "$1" --kernel builtin --memory 64M \
 		--port "$run/$2.sock" --cmdline "$3" ${GUEST_EXTRA:-} >"$run/$1.log" 2>&1 &
 	guest_pid=$!
 	pids+=("$guest_pid")
