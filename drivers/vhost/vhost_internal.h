@@ -292,8 +292,13 @@ bool vhost_packed_wants_irq(const struct hv_vhost_port *port, struct hv_vring *v
 			    bool move_mark);
 /* Data path: make the used descriptors of a burst visible (the withheld flags). */
 void vhost_packed_publish(struct hv_vring *vr, uint16_t entries);
-/* Polling thread, ring entered: ask for kicks (@on) or not (device event area). */
-void vhost_packed_notify(struct hv_vring *vr, bool on);
+/*
+ * Data path, logging on: vhost_packed_publish(), then log the last @entries
+ * used slots of the ring (ending at last_used_idx), where the burst wrote.
+ */
+void vhost_packed_publish_logged(struct hv_vhost_port *port, struct hv_vring *vr, uint16_t entries);
+/* Polling thread, ring entered: ask for kicks (@on) or not (device event area, logged). */
+void vhost_packed_notify(struct hv_vhost_port *port, struct hv_vring *vr, bool on);
 /* Polling thread, ring entered: whether the next descriptor is available. */
 bool vhost_packed_has_avail(const struct hv_vring *vr);
 /* Bursts of a packed ring, ring entered: as hv_vhost_rx_burst()/hv_vhost_tx_burst(). */

@@ -115,13 +115,17 @@ vring_signal(struct hv_vhost_port *port, struct hv_vring *vr)
 void
 vring_used_done(struct hv_vhost_port *port, struct hv_vring *vr, uint16_t entries)
 {
-	if (port->packed)
-		vhost_packed_publish(vr, entries);
 	/* the one test of logging per burst: off, it costs this branch */
-	else if (unlikely(port->log.bits != NULL))
-		vhost_log_used_done(port, vr, entries);
-	else
+	if (unlikely(port->log.bits != NULL)) {
+		if (port->packed)
+			vhost_packed_publish_logged(port, vr, entries);
+		else
+			vhost_log_used_done(port, vr, entries);
+	} else if (port->packed) {
+		vhost_packed_publish(vr, entries);
+	} else {
 		used_publish(vr);
+	}
 	if (port->irq_hook != NULL) {
 		struct hv_vhost_irq_event ev = {
 			.entries = entries,

@@ -27,7 +27,7 @@ hv_vhost_vring_notify(struct hv_vhost_port *port, uint16_t qp, enum hv_vhost_dir
 	if (on)
 		__atomic_store_n(&vr->kick_watch, 1, __ATOMIC_RELEASE);
 	if (port->packed)
-		vhost_packed_notify(vr, on);
+		vhost_packed_notify(port, vr, on);
 	else if (port->event_idx)
 		/* kick on the next buffer; off: not before the index wraps around */
 		__atomic_store_n(avail_event(vr),

@@ -3,8 +3,16 @@
  * Every store the packed ring makes into guest memory goes through one of
  * these: frame bytes and net headers (pk_guest_copy(), pk_guest_copy_batched(),
  * pk_guest_hdr_store()), used descriptors (pk_used_store(), pk_used_flags_store())
- * and the device event area (pk_event_store()). Whatever must follow each
- * store into guest memory (dirty page logging) belongs here.
+ * and the device event area (pk_event_store()).
+ *
+ * Dirty logging (vhost_log.h), with logging on: frame bytes and headers are
+ * logged right after each store, so before the used descriptor that hands
+ * them to the guest is published; the functions that store them take
+ * @log, a constant of the burst's variant (vhost_packed_tx() tests logging
+ * once per burst and runs one of two copies of it, the one without logging
+ * free of it). Used descriptors are logged at the end of the burst, after
+ * the last flags store into them (vhost_packed_publish_logged()); the event
+ * area after its store.
  */
 #ifndef HV_VHOST_PACKED_GUEST_H
 #define HV_VHOST_PACKED_GUEST_H
@@ -15,18 +23,37 @@
 #include "vhost_packed.h"
 #include "vhost_prefetch.h"
 
-/* Frame bytes into a guest buffer, now. */
+/* Logging on: the pages of [@p, @p + @len), just stored, into the dirty log. */
 static inline void
-pk_guest_copy(uint8_t *dst, const uint8_t *src, uint32_t len)
+pk_log(struct hv_vhost_port *port, struct hv_vring *vr, const void *p, uint64_t len)
 {
-	copy_to_guest(dst, src, len);
+	/* the stores before the bits that stand for them */
+	rte_atomic_thread_fence(__ATOMIC_RELEASE);
+	vr->stats.log_pages += hv_log_write(&port->log, &port->mem, &vr->log_hint, p, len);
 }
 
-/* Frame bytes into a guest buffer, now or at copy_batch_run() (@src must live until then). */
-static inline void
-pk_guest_copy_batched(struct copy_batch *b, uint8_t *dst, const uint8_t *src, uint32_t len)
+/* Frame bytes into a guest buffer, now. */
+static __rte_always_inline void
+pk_guest_copy(struct hv_vhost_port *port, struct hv_vring *vr, const bool log, uint8_t *dst,
+	      const uint8_t *src, uint32_t len)
 {
-	copy_to_guest_batched(b, dst, src, len);
+	copy_to_guest(dst, src, len);
+	if (log)
+		pk_log(port, vr, dst, len);
+}
+
+/*
+ * Frame bytes into a guest buffer, now or at copy_batch_run() (@src must
+ * live until then). Logging, now: a page is logged after its bytes are there.
+ */
+static __rte_always_inline void
+pk_guest_copy_batched(struct hv_vhost_port *port, struct hv_vring *vr, const bool log,
+		      struct copy_batch *b, uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+	if (log)
+		pk_guest_copy(port, vr, true, dst, src, len);
+	else
+		copy_to_guest_batched(b, dst, src, len);
 }
 
 /*
@@ -34,11 +61,15 @@ pk_guest_copy_batched(struct copy_batch *b, uint8_t *dst, const uint8_t *src, ui
  * recycles its buffers finds the same header frame after frame, and a store
  * would take the line back from its core (as hdr_store() of the split ring).
  */
-static inline void
-pk_guest_hdr_store(uint8_t *dst, const void *h, uint32_t len)
+static __rte_always_inline void
+pk_guest_hdr_store(struct hv_vhost_port *port, struct hv_vring *vr, const bool log, uint8_t *dst,
+		   const void *h, uint32_t len)
 {
-	if (memcmp(dst, h, len) != 0)
+	if (memcmp(dst, h, len) != 0) {
 		memcpy(dst, h, len);
+		if (log)
+			pk_log(port, vr, dst, len);
+	}
 }
 
 /* The used descriptor's flags word: both bits equal to the used wrap counter. */
@@ -59,7 +90,8 @@ pk_used_flags_store(struct hv_vring *vr, uint16_t idx, uint16_t flags)
  * Write a used descriptor (id, written length) at @at. The first one of a
  * burst keeps its flags until vhost_packed_publish(): the driver reads used
  * descriptors in ring order, so none of the burst is seen before the copies
- * into its buffers are done and num_buffers is right.
+ * into its buffers are done and num_buffers is right. Logged with the
+ * burst's other used slots (vhost_packed_publish_logged()).
  */
 static inline void
 pk_used_store(struct hv_vring *vr, struct hv_packed_pos at, uint16_t id, uint32_t len)
@@ -77,11 +109,16 @@ pk_used_store(struct hv_vring *vr, struct hv_packed_pos at, uint16_t id, uint32_
 	pk_used_flags_store(vr, at.idx, pk_used_flags(at.wrap));
 }
 
-/* The device event area: which kicks we want (flags, VRING_PACKED_EVENT_FLAG_*). */
+/*
+ * The device event area: which kicks we want (flags, VRING_PACKED_EVENT_FLAG_*).
+ * Not per frame: logging is tested here.
+ */
 static inline void
-pk_event_store(struct hv_vring *vr, uint16_t flags)
+pk_event_store(struct hv_vhost_port *port, struct hv_vring *vr, uint16_t flags)
 {
 	__atomic_store_n(&vr->device_event->flags, flags, __ATOMIC_RELAXED);
+	if (unlikely(port->log.bits != NULL))
+		pk_log(port, vr, &vr->device_event->flags, sizeof(vr->device_event->flags));
 }
 
 #endif

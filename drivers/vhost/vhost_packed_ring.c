@@ -52,7 +52,7 @@ vhost_packed_start(struct hv_vhost_port *port, struct hv_vring *vr)
 	vr->pk_nids = 0;
 	memset(vr->pk_inflight, 0, sizeof(vr->pk_inflight));
 	/* We poll: the guest need not kick. */
-	pk_event_store(vr, VRING_PACKED_EVENT_FLAG_DISABLE);
+	pk_event_store(port, vr, VRING_PACKED_EVENT_FLAG_DISABLE);
 	__atomic_store_n(&vr->kick_watch, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&vr->ready, 1, __ATOMIC_RELEASE);
 }
@@ -98,6 +98,31 @@ vhost_packed_publish(struct hv_vring *vr, uint16_t entries)
 	vr->pk_unsignalled += entries;
 }
 
+void
+vhost_packed_publish_logged(struct hv_vhost_port *port, struct hv_vring *vr, uint16_t entries)
+{
+	/* a burst that published more than a lap (pk_tx_flush()) wrote every slot */
+	uint16_t n = RTE_MIN(entries, vr->size);
+	uint16_t from = (uint16_t)((vr->last_used_idx + vr->size - n) % vr->size);
+	uint16_t first = RTE_MIN(n, (uint16_t)(vr->size - from));
+	const struct hv_log *log = &port->log;
+	uint32_t set;
+
+	vhost_packed_publish(vr, entries);
+	/*
+	 * The burst's used slots, after the last store into them (the first
+	 * one's flags, just now): set before, a bit could be taken by the
+	 * frontend with the page copied before the flags changed it.
+	 */
+	rte_atomic_thread_fence(__ATOMIC_RELEASE);
+	set = hv_log_write(log, &port->mem, &vr->log_hint, &vr->pdesc[from],
+			   sizeof(*vr->pdesc) * (uint64_t)first);
+	set += hv_log_write(log, &port->mem, &vr->log_hint, vr->pdesc,
+			    sizeof(*vr->pdesc) * (uint64_t)(n - first));
+	vr->stats.log_pages += set;
+	vr->stats.log_syncs++;
+}
+
 /* A position as one number, 0 .. 2 * size - 1: slot plus a lap for wrap counter 1. */
 static inline uint32_t
 lin(uint16_t idx, bool wrap, uint16_t size)
@@ -141,9 +166,10 @@ vhost_packed_wants_irq(const struct hv_vhost_port *port, struct hv_vring *vr, ui
 }
 
 void
-vhost_packed_notify(struct hv_vring *vr, bool on)
+vhost_packed_notify(struct hv_vhost_port *port, struct hv_vring *vr, bool on)
 {
-	pk_event_store(vr, on ? VRING_PACKED_EVENT_FLAG_ENABLE : VRING_PACKED_EVENT_FLAG_DISABLE);
+	pk_event_store(port, vr,
+		       on ? VRING_PACKED_EVENT_FLAG_ENABLE : VRING_PACKED_EVENT_FLAG_DISABLE);
 }
 
 bool

@@ -206,6 +206,8 @@ out:
 /* ---- into the guest's RX ring ---- */
 
 struct pk_writer {
+	struct hv_vhost_port *port; /* and ring: for the dirty log */
+	struct hv_vring *vr;
 	struct copy_batch *batch;
 	const struct hv_chain *c;
 	uint16_t i;   /* current iov */
@@ -213,9 +215,12 @@ struct pk_writer {
 	uint32_t written;
 };
 
-/* Copy @len bytes into the chain from the writer's place; @batched: @src outlives the burst. */
-static inline uint32_t
-pk_put(struct pk_writer *w, const uint8_t *src, uint32_t len, bool batched)
+/*
+ * Copy @len bytes into the chain from the writer's place; @batched: @src
+ * outlives the burst; @log: logging on (a constant of the burst's variant).
+ */
+static __rte_always_inline uint32_t
+pk_put(struct pk_writer *w, const uint8_t *src, uint32_t len, bool batched, const bool log)
 {
 	uint32_t done = 0;
 
@@ -224,9 +229,10 @@ pk_put(struct pk_writer *w, const uint8_t *src, uint32_t len, bool batched)
 		uint32_t k = RTE_MIN(v->len - w->off, len - done);
 
 		if (batched)
-			pk_guest_copy_batched(w->batch, v->base + w->off, src + done, k);
+			pk_guest_copy_batched(w->port, w->vr, log, w->batch, v->base + w->off,
+					      src + done, k);
 		else
-			pk_guest_copy(v->base + w->off, src + done, k);
+			pk_guest_copy(w->port, w->vr, log, v->base + w->off, src + done, k);
 		done += k;
 		w->off += k;
 		if (w->off == v->len) {
@@ -244,8 +250,8 @@ struct mbuf_cursor {
 };
 
 /* Copy from the mbuf until it is exhausted or the chain is full. */
-static inline void
-pk_mbuf_to_chain(struct mbuf_cursor *mc, struct pk_writer *w)
+static __rte_always_inline void
+pk_mbuf_to_chain(struct mbuf_cursor *mc, struct pk_writer *w, const bool log)
 {
 	while (mc->seg != NULL) {
 		uint32_t left = mc->seg->data_len - mc->off;
@@ -257,7 +263,7 @@ pk_mbuf_to_chain(struct mbuf_cursor *mc, struct pk_writer *w)
 			continue;
 		}
 		k = pk_put(w, rte_pktmbuf_mtod_offset(mc->seg, const uint8_t *, mc->off), left,
-			   true);
+			   true, log);
 		mc->off += k;
 		if (k < left)
 			return;
@@ -296,9 +302,9 @@ pk_chain_byte(const struct hv_chain *c, uint32_t off)
  * where the two bytes of num_buffers lie, which a frame of several buffers
  * rewrites.
  */
-static inline void
+static __rte_always_inline void
 pk_hdr_write(struct hv_vhost_port *port, struct pk_writer *w, const struct virtio_net_hdr_v1 *h,
-	     uint8_t *nb[2])
+	     uint8_t *nb[2], const bool log)
 {
 	const struct hv_chain *c = w->c;
 	const uint32_t nb_off = offsetof(struct virtio_net_hdr_v1, num_buffers);
@@ -306,9 +312,10 @@ pk_hdr_write(struct hv_vhost_port *port, struct pk_writer *w, const struct virti
 	if (likely(c->iov[0].len >= port->hdr_size)) {
 		/* constant sizes: the compare and copy inline */
 		if (port->hdr_size == sizeof(*h))
-			pk_guest_hdr_store(c->iov[0].base, h, sizeof(*h));
+			pk_guest_hdr_store(port, w->vr, log, c->iov[0].base, h, sizeof(*h));
 		else
-			pk_guest_hdr_store(c->iov[0].base, h, sizeof(struct virtio_net_hdr));
+			pk_guest_hdr_store(port, w->vr, log, c->iov[0].base, h,
+					   sizeof(struct virtio_net_hdr));
 		nb[0] = c->iov[0].base + nb_off;
 		nb[1] = nb[0] + 1;
 		w->off = port->hdr_size;
@@ -320,7 +327,7 @@ pk_hdr_write(struct hv_vhost_port *port, struct pk_writer *w, const struct virti
 		return;
 	}
 	/* a header in pieces: an odd guest's, not a wrong one */
-	pk_put(w, (const uint8_t *)h, port->hdr_size, false);
+	pk_put(w, (const uint8_t *)h, port->hdr_size, false, log);
 	nb[0] = pk_chain_byte(c, nb_off);
 	nb[1] = pk_chain_byte(c, nb_off + 1);
 }
@@ -330,9 +337,9 @@ pk_hdr_write(struct hv_vhost_port *port, struct pk_writer *w, const struct virti
  * on failure it stays (the buffers remain the guest's, what was copied into
  * them is theirs to overwrite). @return 0 or a drop reason.
  */
-static int
+static __rte_always_inline int
 pk_enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
-	       struct pk_tx *st, struct hv_chain *chain)
+	       struct pk_tx *st, struct hv_chain *chain, const bool log)
 {
 	struct pk_frame_buf bufs[PK_FRAME_MAX_BUFS];
 	struct virtio_net_hdr_v1 h;
@@ -350,7 +357,7 @@ pk_enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf 
 		return HV_VHOST_DROP_TOO_LONG;
 	h.num_buffers = rte_cpu_to_le_16(1);
 	do {
-		struct pk_writer w = {.batch = &st->batch, .c = chain};
+		struct pk_writer w = {.port = port, .vr = vr, .batch = &st->batch, .c = chain};
 
 		if (nbufs == PK_FRAME_MAX_BUFS) {
 			rc = HV_VHOST_DROP_TOO_LONG;
@@ -382,9 +389,9 @@ pk_enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf 
 				rc = HV_VHOST_DROP_TOO_LONG;
 				goto fail;
 			}
-			pk_hdr_write(port, &w, &h, nb);
+			pk_hdr_write(port, &w, &h, nb, log);
 		}
-		pk_mbuf_to_chain(&mc, &w);
+		pk_mbuf_to_chain(&mc, &w, log);
 		bufs[nbufs - 1].len = w.written;
 		need -= w.written;
 		at = b.next;
@@ -393,8 +400,8 @@ pk_enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf 
 	if (nbufs > 1 && port->hdr_size == sizeof(h)) {
 		const uint8_t v[2] = {(uint8_t)nbufs, (uint8_t)(nbufs >> 8)};
 
-		pk_guest_copy(nb[0], &v[0], 1);
-		pk_guest_copy(nb[1], &v[1], 1);
+		pk_guest_copy(port, vr, log, nb[0], &v[0], 1);
+		pk_guest_copy(port, vr, log, nb[1], &v[1], 1);
 	}
 	for (uint16_t i = 0; i < nbufs; i++) {
 		pk_used_store(vr, st->used, bufs[i].id, bufs[i].len);
@@ -410,6 +417,21 @@ fail:
 	return rc;
 }
 
+/* pk_enqueue_one() once per variant: the uncommon frame, out of the burst's loop. */
+static int
+pk_enqueue_one_plain(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
+		     struct pk_tx *st, struct hv_chain *chain)
+{
+	return pk_enqueue_one(port, vr, m, st, chain, false);
+}
+
+static int
+pk_enqueue_one_logged(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
+		      struct pk_tx *st, struct hv_chain *chain)
+{
+	return pk_enqueue_one(port, vr, m, st, chain, true);
+}
+
 /* pk_enqueue_simple() did not take the frame: pk_enqueue_one() will. */
 #define PK_NOT_SIMPLE (-2)
 
@@ -419,9 +441,9 @@ fail:
  * written unless it takes the frame; when it declines (PK_NOT_SIMPLE),
  * pk_enqueue_one() walks the same chain again and decides.
  */
-static inline int
+static __rte_always_inline int
 pk_enqueue_simple(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
-		  struct pk_tx *st, struct hv_chain *chain)
+		  struct pk_tx *st, struct hv_chain *chain, const bool log)
 {
 	const uint32_t len = m->data_len, hdr_size = port->hdr_size;
 	const struct virtio_net_hdr_v1 h = {.num_buffers = rte_cpu_to_le_16(1)};
@@ -436,11 +458,11 @@ pk_enqueue_simple(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mb
 		return PK_NOT_SIMPLE;
 	base = chain->iov[0].base;
 	if (hdr_size == sizeof(h))
-		pk_guest_hdr_store(base, &h, sizeof(h));
+		pk_guest_hdr_store(port, vr, log, base, &h, sizeof(h));
 	else
-		pk_guest_hdr_store(base, &h, sizeof(struct virtio_net_hdr));
-	pk_guest_copy_batched(&st->batch, base + hdr_size, rte_pktmbuf_mtod(m, const uint8_t *),
-			      len);
+		pk_guest_hdr_store(port, vr, log, base, &h, sizeof(struct virtio_net_hdr));
+	pk_guest_copy_batched(port, vr, log, &st->batch, base + hdr_size,
+			      rte_pktmbuf_mtod(m, const uint8_t *), len);
 	pk_used_store(vr, st->used, b.id, hdr_size + len);
 	st->used = hv_packed_advance(st->used, b.ndesc, vr->size);
 	st->slots += b.ndesc;
@@ -469,8 +491,10 @@ pk_tx_flush(struct hv_vhost_port *port, struct hv_vring *vr, struct pk_tx *st)
 	RTE_SET_USED(port);
 }
 
-uint16_t
-vhost_packed_tx(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf **pkts, uint16_t n)
+/* vhost_packed_tx(), with logging on (@log) or off: a constant, two copies of it. */
+static __rte_always_inline uint16_t
+pk_tx_burst(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf **pkts, uint16_t n,
+	    const bool log)
 {
 	struct hv_chain chain;
 	struct pk_tx st;
@@ -496,9 +520,10 @@ vhost_packed_tx(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf
 			published += st.slots;
 			st.slots = 0;
 		}
-		rc = pk_enqueue_simple(port, vr, pkts[i], &st, &chain);
+		rc = pk_enqueue_simple(port, vr, pkts[i], &st, &chain, log);
 		if (rc == PK_NOT_SIMPLE)
-			rc = pk_enqueue_one(port, vr, pkts[i], &st, &chain);
+			rc = log ? pk_enqueue_one_logged(port, vr, pkts[i], &st, &chain)
+				 : pk_enqueue_one_plain(port, vr, pkts[i], &st, &chain);
 		if (likely(rc == 0)) {
 			sent++;
 			vr->stats.bytes += len;
@@ -527,4 +552,13 @@ vhost_packed_tx(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf
 	if (published > 0)
 		vring_used_done(port, vr, (uint16_t)RTE_MIN(published, (uint32_t)UINT16_MAX));
 	return sent;
+}
+
+uint16_t
+vhost_packed_tx(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf **pkts, uint16_t n)
+{
+	/* the one test of logging per burst (vhost_packed_guest.h) */
+	if (unlikely(port->log.bits != NULL))
+		return pk_tx_burst(port, vr, pkts, n, true);
+	return pk_tx_burst(port, vr, pkts, n, false);
 }
