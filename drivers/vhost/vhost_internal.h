@@ -70,8 +70,6 @@ extern bool vhost_mem_lost[HV_VHOST_MAX_PORTS];
 
 /* Largest ring we accept (the virtio spec's maximum for split and packed rings). */
 #define HV_VRING_MAX_SIZE 32768
-/* Buffer ids one burst of a packed ring keeps in flight before it publishes. */
-#define HV_PACKED_BURST_IDS 1024
 
 struct hv_vring {
 	/* ---- data path (the polling thread) ---- */
@@ -116,8 +114,6 @@ struct hv_vring {
 	uint16_t pk_pending_idx;
 	uint16_t pk_pending_flags;
 	uint32_t pk_unsignalled; /* used slots published since the last interrupt decision */
-	uint16_t pk_nids;        /* ids of the burst in flight, in pk_ids */
-	uint16_t pk_ids[HV_PACKED_BURST_IDS];
 	uint64_t pk_inflight[HV_VRING_MAX_SIZE / 64]; /* bit per buffer id taken, not returned */
 
 	/* ---- control thread ---- */

@@ -39,11 +39,15 @@ struct hv_packed_buf {
 	struct hv_packed_pos next; /* the position after the chain */
 };
 
-/* Whether descriptor flags @flags say "available" to a reader at wrap counter @wrap. */
+/*
+ * Whether descriptor flags @flags say "available" to a reader at wrap
+ * counter @wrap: AVAIL equal to it, USED not (one mask and compare).
+ */
 static inline bool
 hv_packed_avail(uint16_t flags, bool wrap)
 {
-	return !!(flags & HV_PACKED_F_AVAIL) == wrap && !!(flags & HV_PACKED_F_USED) != wrap;
+	return (flags & (HV_PACKED_F_AVAIL | HV_PACKED_F_USED)) ==
+	       (wrap ? HV_PACKED_F_AVAIL : HV_PACKED_F_USED);
 }
 
 /* The position @n slots after @p in a ring of @size slots (@n <= @size). */

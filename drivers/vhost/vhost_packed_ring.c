@@ -49,7 +49,6 @@ vhost_packed_start(struct hv_vhost_port *port, struct hv_vring *vr)
 	vr->signalled_used_valid = false;
 	vr->pk_pending = false;
 	vr->pk_unsignalled = 0;
-	vr->pk_nids = 0;
 	memset(vr->pk_inflight, 0, sizeof(vr->pk_inflight));
 	/* We poll: the guest need not kick. */
 	pk_event_store(port, vr, VRING_PACKED_EVENT_FLAG_DISABLE);
@@ -101,7 +100,7 @@ vhost_packed_publish(struct hv_vring *vr, uint16_t entries)
 void
 vhost_packed_publish_logged(struct hv_vhost_port *port, struct hv_vring *vr, uint16_t entries)
 {
-	/* a burst that published more than a lap (pk_tx_flush()) wrote every slot */
+	/* a burst takes no more slots than the ring has */
 	uint16_t n = RTE_MIN(entries, vr->size);
 	uint16_t from = (uint16_t)((vr->last_used_idx + vr->size - n) % vr->size);
 	uint16_t first = RTE_MIN(n, (uint16_t)(vr->size - from));

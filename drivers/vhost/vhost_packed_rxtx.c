@@ -46,13 +46,16 @@ id_put(struct hv_vring *vr, uint16_t id)
 	vr->pk_inflight[id >> 6] &= ~(UINT64_C(1) << (id & 63));
 }
 
-/* Ids of a burst: their bits are cleared when the burst's used descriptors are published. */
+/*
+ * Ids of a burst: their bits are cleared when the burst's used descriptors
+ * are written. No id stays in flight from one burst to the next (a held
+ * burst releases its ids as it returns): the whole bitmap is cleared, a few
+ * stores per burst (128 bytes for 1024 slots), not a load and store per id.
+ */
 static inline void
 ids_release(struct hv_vring *vr)
 {
-	for (uint16_t i = 0; i < vr->pk_nids; i++)
-		id_put(vr, vr->pk_ids[i]);
-	vr->pk_nids = 0;
+	memset(vr->pk_inflight, 0, RTE_ALIGN_CEIL((uint32_t)vr->size, 64) / 8);
 }
 
 /* Stop the ring for a guest that broke it; the burst's ids go back. */
@@ -159,7 +162,6 @@ vhost_packed_rx(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf
 			vr->stats.drops[rc]++;
 			break;
 		}
-		vr->pk_ids[vr->pk_nids++] = b.id;
 		/* in order, one used descriptor returns the batch (virtio 1.2, 2.8.9) */
 		if (!port->in_order)
 			pk_used_store(vr, used, b.id, 0);
@@ -407,7 +409,6 @@ pk_enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf 
 		pk_used_store(vr, st->used, bufs[i].id, bufs[i].len);
 		st->used = hv_packed_advance(st->used, bufs[i].ndesc, vr->size);
 		st->slots += bufs[i].ndesc;
-		vr->pk_ids[vr->pk_nids++] = bufs[i].id;
 	}
 	st->at = at;
 	return 0;
@@ -466,7 +467,6 @@ pk_enqueue_simple(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mb
 	pk_used_store(vr, st->used, b.id, hdr_size + len);
 	st->used = hv_packed_advance(st->used, b.ndesc, vr->size);
 	st->slots += b.ndesc;
-	vr->pk_ids[vr->pk_nids++] = b.id;
 	st->at = b.next;
 	return 0;
 }
@@ -478,19 +478,6 @@ pk_tx_error_breaks_ring(int rc)
 	       rc == HV_VHOST_DROP_TOO_MANY_SEGS || rc == HV_VHOST_DROP_BAD_ADDR;
 }
 
-/* Make what the burst wrote so far visible (its ids list is full). */
-static void
-pk_tx_flush(struct hv_vhost_port *port, struct hv_vring *vr, struct pk_tx *st)
-{
-	copy_batch_run(&st->batch);
-	vr->last_used_idx = st->used.idx;
-	vr->used_wrap = st->used.wrap;
-	ids_release(vr);
-	/* counted to the interrupt decision with the rest at the end of the burst */
-	vhost_packed_publish(vr, 0);
-	RTE_SET_USED(port);
-}
-
 /* vhost_packed_tx(), with logging on (@log) or off: a constant, two copies of it. */
 static __rte_always_inline uint16_t
 pk_tx_burst(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf **pkts, uint16_t n,
@@ -498,7 +485,6 @@ pk_tx_burst(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf **p
 {
 	struct hv_chain chain;
 	struct pk_tx st;
-	uint32_t published = 0;
 	uint16_t sent = 0;
 
 	st.at = (struct hv_packed_pos){vr->last_avail_idx, vr->avail_wrap};
@@ -514,12 +500,6 @@ pk_tx_burst(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf **p
 
 		if (i + PREFETCH_AHEAD < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_AHEAD], void *));
-		/* room for a frame's ids: else publish what is done and go on */
-		if (unlikely(vr->pk_nids > HV_PACKED_BURST_IDS - PK_FRAME_MAX_BUFS)) {
-			pk_tx_flush(port, vr, &st);
-			published += st.slots;
-			st.slots = 0;
-		}
 		rc = pk_enqueue_simple(port, vr, pkts[i], &st, &chain, log);
 		if (rc == PK_NOT_SIMPLE)
 			rc = log ? pk_enqueue_one_logged(port, vr, pkts[i], &st, &chain)
@@ -547,10 +527,11 @@ pk_tx_burst(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf **p
 	vr->avail_wrap = st.at.wrap;
 	vr->last_used_idx = st.used.idx;
 	vr->used_wrap = st.used.wrap;
-	ids_release(vr);
-	published += st.slots;
-	if (published > 0)
-		vring_used_done(port, vr, (uint16_t)RTE_MIN(published, (uint32_t)UINT16_MAX));
+	/* no more slots than the ring has: nothing is visible to the guest before the end */
+	if (st.slots > 0) {
+		ids_release(vr);
+		vring_used_done(port, vr, (uint16_t)st.slots);
+	}
 	return sent;
 }
 
