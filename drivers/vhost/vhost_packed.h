@@ -50,6 +50,17 @@ hv_packed_avail(uint16_t flags, bool wrap)
 	       (wrap ? HV_PACKED_F_AVAIL : HV_PACKED_F_USED);
 }
 
+/* The position after @p in a ring of @size slots. */
+static inline struct hv_packed_pos
+hv_packed_next(struct hv_packed_pos p, uint16_t size)
+{
+	if (unlikely(++p.idx == size)) {
+		p.idx = 0;
+		p.wrap = !p.wrap;
+	}
+	return p;
+}
+
 /* The position @n slots after @p in a ring of @size slots (@n <= @size). */
 static inline struct hv_packed_pos
 hv_packed_advance(struct hv_packed_pos p, uint16_t n, uint16_t size)
@@ -98,19 +109,26 @@ hv_packed_walk_fast(const struct vring_packed_desc *ring, uint16_t size, const s
 		/* flags first: the driver stores them last, with release */
 		uint16_t flags = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
 		const struct hv_mem_region *r = &mem->r[*hint];
+		/* available, alone (no NEXT, no INDIRECT), of the direction asked: one compare */
+		const uint16_t mask = HV_PACKED_F_AVAIL | HV_PACKED_F_USED | VRING_DESC_F_NEXT |
+				      VRING_DESC_F_INDIRECT | VRING_DESC_F_WRITE;
+		const uint16_t want = (uint16_t)((at.wrap ? HV_PACKED_F_AVAIL : HV_PACKED_F_USED) |
+						 (writable ? VRING_DESC_F_WRITE : 0));
 		uint64_t addr, off;
 		uint32_t len;
 		uint16_t id;
 
-		if (!hv_packed_avail(flags, at.wrap))
-			return HV_PACKED_EMPTY;
+		if (unlikely((flags & mask) != want)) {
+			if (!hv_packed_avail(flags, at.wrap))
+				return HV_PACKED_EMPTY;
+			goto walk;
+		}
 		addr = __atomic_load_n(&d->addr, __ATOMIC_RELAXED);
 		len = __atomic_load_n(&d->len, __ATOMIC_RELAXED);
 		id = __atomic_load_n(&d->id, __ATOMIC_RELAXED);
 		off = addr - r->gpa;
-		if (likely(!(flags & (VRING_DESC_F_NEXT | VRING_DESC_F_INDIRECT)) &&
-			   !!(flags & VRING_DESC_F_WRITE) == writable && id < size && len > 0 &&
-			   len <= HV_CHAIN_MAX_LEN && off < r->size && len <= r->size - off)) {
+		if (likely(id < size && len - 1 < HV_CHAIN_MAX_LEN && off < r->size &&
+			   len <= r->size - off)) {
 			c->head = at.idx;
 			c->n_iov = 1;
 			c->len = len;
@@ -118,10 +136,11 @@ hv_packed_walk_fast(const struct vring_packed_desc *ring, uint16_t size, const s
 			c->iov[0].len = len;
 			b->id = id;
 			b->ndesc = 1;
-			b->next = hv_packed_advance(at, 1, size);
+			b->next = hv_packed_next(at, size);
 			return 0;
 		}
 	}
+walk:
 	return hv_packed_walk(ring, size, mem, hint, at, writable, indirect_ok, c, b);
 }
 

@@ -105,7 +105,7 @@ pk_prefetch(const struct hv_vhost_port *port, const struct hv_vring *vr, struct 
 						pkts != NULL, hdr_line_alone(hdr_size, p));
 			}
 		}
-		at = hv_packed_advance(at, 1, vr->size);
+		at = hv_packed_next(at, vr->size);
 	}
 	return i;
 }
@@ -167,7 +167,8 @@ vhost_packed_rx(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf
 			pk_used_store(vr, used, b.id, 0);
 		last_id = b.id;
 		slots += b.ndesc;
-		used = hv_packed_advance(used, b.ndesc, vr->size);
+		/* the used position is the chain's first slot: after it, the next chain's */
+		used = b.next;
 		at = b.next;
 		if (unlikely(rc != 0)) {
 			vr->stats.drops[rc]++;
@@ -272,7 +273,12 @@ pk_mbuf_to_chain(struct mbuf_cursor *mc, struct pk_writer *w, const bool log)
 	}
 }
 
-/* Where a burst into the guest stands. */
+/*
+ * Where a burst into the guest stands. The next used slot is the next avail
+ * slot between frames: each chain's used descriptor goes to the slot the
+ * chain began at (the device then skips as many slots as the chain took),
+ * and no chain is taken without one.
+ */
 struct pk_tx {
 	struct hv_packed_pos at;   /* next avail slot */
 	struct hv_packed_pos used; /* next used slot */
@@ -465,7 +471,7 @@ pk_enqueue_simple(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mb
 	pk_guest_copy_batched(port, vr, log, &st->batch, base + hdr_size,
 			      rte_pktmbuf_mtod(m, const uint8_t *), len);
 	pk_used_store(vr, st->used, b.id, hdr_size + len);
-	st->used = hv_packed_advance(st->used, b.ndesc, vr->size);
+	st->used = b.next; /* as st->at: see struct pk_tx */
 	st->slots += b.ndesc;
 	st->at = b.next;
 	return 0;
