@@ -95,52 +95,88 @@ int hv_packed_walk(const struct vring_packed_desc *ring, uint16_t size, const st
 		   uint32_t *hint, struct hv_packed_pos at, bool writable, bool indirect_ok,
 		   struct hv_chain *c, struct hv_packed_buf *b);
 
+/* The common case of a walk: one direct descriptor (hv_packed_one()). */
+struct hv_packed_one {
+	uint8_t *base; /* its buffer, translated */
+	uint32_t len;
+	uint16_t id;
+	struct hv_packed_pos next; /* the position after it */
+};
+
+/* hv_packed_one(): not the common case; hv_packed_walk() decides what it is. */
+#define HV_PACKED_NOT_ONE 1
+
 /*
- * hv_packed_walk() with the common case inline: one direct descriptor lying
- * in the region last hit. Anything else goes through the full walker.
+ * The common case of hv_packed_walk(), inline and in scalars: the
+ * descriptor at @at available, alone (no NEXT, no INDIRECT), writable as
+ * @writable says, its id below @size, 1 to HV_CHAIN_MAX_LEN bytes lying in
+ * the region last hit (*@hint). Each field read once, flags first (acquire:
+ * the driver stores them last). Writes only @o.
+ * @return 0 with @o set; HV_PACKED_EMPTY when the descriptor is not
+ *         available; HV_PACKED_NOT_ONE for anything else (the full walker's).
+ */
+static __rte_always_inline int
+hv_packed_one(const struct vring_packed_desc *ring, uint16_t size, const struct hv_mem *mem,
+	      uint32_t hint, struct hv_packed_pos at, bool writable, struct hv_packed_one *o)
+{
+	const struct vring_packed_desc *d;
+	const struct hv_mem_region *r;
+	/* available, alone, of the direction asked: one mask and compare */
+	const uint16_t mask = HV_PACKED_F_AVAIL | HV_PACKED_F_USED | VRING_DESC_F_NEXT |
+			      VRING_DESC_F_INDIRECT | VRING_DESC_F_WRITE;
+	const uint16_t want = (uint16_t)((at.wrap ? HV_PACKED_F_AVAIL : HV_PACKED_F_USED) |
+					 (writable ? VRING_DESC_F_WRITE : 0));
+	uint64_t addr, off;
+	uint32_t len;
+	uint16_t flags, id;
+
+	if (unlikely(at.idx >= size || hint >= mem->n))
+		return HV_PACKED_NOT_ONE;
+	d = &ring[at.idx];
+	flags = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
+	if (unlikely((flags & mask) != want))
+		return hv_packed_avail(flags, at.wrap) ? HV_PACKED_NOT_ONE : HV_PACKED_EMPTY;
+	r = &mem->r[hint];
+	addr = __atomic_load_n(&d->addr, __ATOMIC_RELAXED);
+	len = __atomic_load_n(&d->len, __ATOMIC_RELAXED);
+	id = __atomic_load_n(&d->id, __ATOMIC_RELAXED);
+	off = addr - r->gpa;
+	/* len - 1 below the limit: 1 to HV_CHAIN_MAX_LEN bytes */
+	if (unlikely(id >= size || len - 1 >= HV_CHAIN_MAX_LEN || off >= r->size ||
+		     len > r->size - off))
+		return HV_PACKED_NOT_ONE;
+	o->base = r->hva + off;
+	o->len = len;
+	o->id = id;
+	o->next = hv_packed_next(at, size);
+	return 0;
+}
+
+/*
+ * hv_packed_walk() with the common case inline (hv_packed_one()); anything
+ * else goes through the full walker, which reads the descriptors again.
  */
 static inline int
 hv_packed_walk_fast(const struct vring_packed_desc *ring, uint16_t size, const struct hv_mem *mem,
 		    uint32_t *hint, struct hv_packed_pos at, bool writable, bool indirect_ok,
 		    struct hv_chain *c, struct hv_packed_buf *b)
 {
-	if (likely(at.idx < size && *hint < mem->n)) {
-		const struct vring_packed_desc *d = &ring[at.idx];
-		/* flags first: the driver stores them last, with release */
-		uint16_t flags = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
-		const struct hv_mem_region *r = &mem->r[*hint];
-		/* available, alone (no NEXT, no INDIRECT), of the direction asked: one compare */
-		const uint16_t mask = HV_PACKED_F_AVAIL | HV_PACKED_F_USED | VRING_DESC_F_NEXT |
-				      VRING_DESC_F_INDIRECT | VRING_DESC_F_WRITE;
-		const uint16_t want = (uint16_t)((at.wrap ? HV_PACKED_F_AVAIL : HV_PACKED_F_USED) |
-						 (writable ? VRING_DESC_F_WRITE : 0));
-		uint64_t addr, off;
-		uint32_t len;
-		uint16_t id;
+	struct hv_packed_one o;
+	int rc = hv_packed_one(ring, size, mem, *hint, at, writable, &o);
 
-		if (unlikely((flags & mask) != want)) {
-			if (!hv_packed_avail(flags, at.wrap))
-				return HV_PACKED_EMPTY;
-			goto walk;
-		}
-		addr = __atomic_load_n(&d->addr, __ATOMIC_RELAXED);
-		len = __atomic_load_n(&d->len, __ATOMIC_RELAXED);
-		id = __atomic_load_n(&d->id, __ATOMIC_RELAXED);
-		off = addr - r->gpa;
-		if (likely(id < size && len - 1 < HV_CHAIN_MAX_LEN && off < r->size &&
-			   len <= r->size - off)) {
-			c->head = at.idx;
-			c->n_iov = 1;
-			c->len = len;
-			c->iov[0].base = r->hva + off;
-			c->iov[0].len = len;
-			b->id = id;
-			b->ndesc = 1;
-			b->next = hv_packed_next(at, size);
-			return 0;
-		}
+	if (likely(rc == 0)) {
+		c->head = at.idx;
+		c->n_iov = 1;
+		c->len = o.len;
+		c->iov[0].base = o.base;
+		c->iov[0].len = o.len;
+		b->id = o.id;
+		b->ndesc = 1;
+		b->next = o.next;
+		return 0;
 	}
-walk:
+	if (rc == HV_PACKED_EMPTY)
+		return rc;
 	return hv_packed_walk(ring, size, mem, hint, at, writable, indirect_ok, c, b);
 }
 

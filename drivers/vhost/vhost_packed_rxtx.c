@@ -115,9 +115,13 @@ pk_prefetch(const struct hv_vhost_port *port, const struct hv_vring *vr, struct 
 uint16_t
 vhost_packed_rx(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct hv_packed_pos at = {vr->last_avail_idx, vr->avail_wrap};
-	struct hv_packed_pos used = {vr->last_used_idx, vr->used_wrap};
-	struct hv_packed_pos first_used = used;
+	/*
+	 * The used position is the avail one between chains: each chain's used
+	 * descriptor goes to the slot it began at (the device then skips as many
+	 * slots as the chain took), and every chain taken gets one.
+	 */
+	const struct hv_packed_pos start = {vr->last_avail_idx, vr->avail_wrap};
+	struct hv_packed_pos at = start;
 	struct hv_chain chain;
 	struct hv_packed_buf b;
 	uint16_t count = 0, last_id = 0;
@@ -164,11 +168,9 @@ vhost_packed_rx(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf
 		}
 		/* in order, one used descriptor returns the batch (virtio 1.2, 2.8.9) */
 		if (!port->in_order)
-			pk_used_store(vr, used, b.id, 0);
+			pk_used_store(vr, at, b.id, 0);
 		last_id = b.id;
 		slots += b.ndesc;
-		/* the used position is the chain's first slot: after it, the next chain's */
-		used = b.next;
 		at = b.next;
 		if (unlikely(rc != 0)) {
 			vr->stats.drops[rc]++;
@@ -187,12 +189,11 @@ vhost_packed_rx(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf
 	if (slots == 0)
 		goto out;
 	if (port->in_order)
-		pk_used_store(vr, first_used, last_id, 0);
-	vr->last_avail_idx = at.idx;
-	vr->avail_wrap = at.wrap;
-	vr->last_used_idx = used.idx;
-	vr->used_wrap = used.wrap;
+		pk_used_store(vr, start, last_id, 0);
+	vr->last_avail_idx = vr->last_used_idx = at.idx;
+	vr->avail_wrap = vr->used_wrap = at.wrap;
 	ids_release(vr);
+	/* more than a lap from a guest that posts again behind us: counted, clamped */
 	slots = RTE_MIN(slots, (uint32_t)UINT16_MAX);
 	/* entries written but not published: the guest must not reuse what we borrow */
 	if (held) {
@@ -274,20 +275,18 @@ pk_mbuf_to_chain(struct mbuf_cursor *mc, struct pk_writer *w, const bool log)
 }
 
 /*
- * Where a burst into the guest stands. The next used slot is the next avail
- * slot between frames: each chain's used descriptor goes to the slot the
- * chain began at (the device then skips as many slots as the chain took),
- * and no chain is taken without one.
+ * Where a burst into the guest stands. Each chain's used descriptor goes to
+ * the slot the chain began at (as out of the guest's TX ring).
  */
 struct pk_tx {
-	struct hv_packed_pos at;   /* next avail slot */
-	struct hv_packed_pos used; /* next used slot */
-	uint32_t slots;            /* used slots written */
-	struct copy_batch batch;   /* short copies, done before the burst publishes */
+	struct hv_packed_pos at; /* next avail slot, and used slot */
+	uint32_t slots;          /* used slots written */
+	struct copy_batch batch; /* short copies, done before the burst publishes */
 };
 
 /* One buffer a frame took. */
 struct pk_frame_buf {
+	struct hv_packed_pos pos; /* its first slot: where its used descriptor goes */
 	uint16_t id;
 	uint16_t ndesc;
 	uint32_t len;
@@ -383,6 +382,7 @@ pk_enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf 
 			rc = HV_VHOST_DROP_BAD_ID;
 			goto fail;
 		}
+		bufs[nbufs].pos = at;
 		bufs[nbufs].id = b.id;
 		bufs[nbufs].ndesc = b.ndesc;
 		nbufs++;
@@ -412,8 +412,7 @@ pk_enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf 
 		pk_guest_copy(port, vr, log, nb[1], &v[1], 1);
 	}
 	for (uint16_t i = 0; i < nbufs; i++) {
-		pk_used_store(vr, st->used, bufs[i].id, bufs[i].len);
-		st->used = hv_packed_advance(st->used, bufs[i].ndesc, vr->size);
+		pk_used_store(vr, bufs[i].pos, bufs[i].id, bufs[i].len);
 		st->slots += bufs[i].ndesc;
 	}
 	st->at = at;
@@ -444,36 +443,35 @@ pk_enqueue_one_logged(struct hv_vhost_port *port, struct hv_vring *vr, struct rt
 
 /*
  * pk_enqueue_one() for the usual frame: one segment, no offload metadata,
- * into the next buffer, one piece that holds header and frame. Nothing is
- * written unless it takes the frame; when it declines (PK_NOT_SIMPLE),
- * pk_enqueue_one() walks the same chain again and decides.
+ * into the next buffer, one descriptor that holds header and frame
+ * (hv_packed_one()). Nothing is written unless it takes the frame; when it
+ * declines (PK_NOT_SIMPLE), pk_enqueue_one() walks the chain and decides.
  */
 static __rte_always_inline int
 pk_enqueue_simple(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf *m,
-		  struct pk_tx *st, struct hv_chain *chain, const bool log)
+		  struct pk_tx *st, const bool log)
 {
 	const uint32_t len = m->data_len, hdr_size = port->hdr_size;
 	const struct virtio_net_hdr_v1 h = {.num_buffers = rte_cpu_to_le_16(1)};
-	struct hv_packed_buf b;
+	/* in scalars: no chain stored and read back */
+	struct hv_packed_one o;
 	uint8_t *base;
 
 	if (m->next != NULL || (m->ol_flags & hv_vhost_vnet_hdr_flag))
 		return PK_NOT_SIMPLE;
-	if (hv_packed_walk_fast(vr->pdesc, vr->size, &port->mem, &vr->mem_hint, st->at, true,
-				port->indirect, chain, &b) != 0 ||
-	    chain->n_iov != 1 || chain->iov[0].len < hdr_size + len || !id_take(vr, b.id))
+	if (hv_packed_one(vr->pdesc, vr->size, &port->mem, vr->mem_hint, st->at, true, &o) != 0 ||
+	    o.len < hdr_size + len || !id_take(vr, o.id))
 		return PK_NOT_SIMPLE;
-	base = chain->iov[0].base;
+	base = o.base;
 	if (hdr_size == sizeof(h))
 		pk_guest_hdr_store(port, vr, log, base, &h, sizeof(h));
 	else
 		pk_guest_hdr_store(port, vr, log, base, &h, sizeof(struct virtio_net_hdr));
 	pk_guest_copy_batched(port, vr, log, &st->batch, base + hdr_size,
 			      rte_pktmbuf_mtod(m, const uint8_t *), len);
-	pk_used_store(vr, st->used, b.id, hdr_size + len);
-	st->used = b.next; /* as st->at: see struct pk_tx */
-	st->slots += b.ndesc;
-	st->at = b.next;
+	pk_used_store(vr, st->at, o.id, hdr_size + len);
+	st->slots++;
+	st->at = o.next;
 	return 0;
 }
 
@@ -494,7 +492,6 @@ pk_tx_burst(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf **p
 	uint16_t sent = 0;
 
 	st.at = (struct hv_packed_pos){vr->last_avail_idx, vr->avail_wrap};
-	st.used = (struct hv_packed_pos){vr->last_used_idx, vr->used_wrap};
 	st.slots = 0;
 	st.batch.n = 0;
 	pk_prefetch(port, vr, st.at, n, pkts);
@@ -506,7 +503,7 @@ pk_tx_burst(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf **p
 
 		if (i + PREFETCH_AHEAD < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_AHEAD], void *));
-		rc = pk_enqueue_simple(port, vr, pkts[i], &st, &chain, log);
+		rc = pk_enqueue_simple(port, vr, pkts[i], &st, log);
 		if (rc == PK_NOT_SIMPLE)
 			rc = log ? pk_enqueue_one_logged(port, vr, pkts[i], &st, &chain)
 				 : pk_enqueue_one_plain(port, vr, pkts[i], &st, &chain);
@@ -529,10 +526,8 @@ pk_tx_burst(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf **p
 	}
 	copy_batch_run(&st.batch);
 	vr->stats.packets += sent;
-	vr->last_avail_idx = st.at.idx;
-	vr->avail_wrap = st.at.wrap;
-	vr->last_used_idx = st.used.idx;
-	vr->used_wrap = st.used.wrap;
+	vr->last_avail_idx = vr->last_used_idx = st.at.idx;
+	vr->avail_wrap = vr->used_wrap = st.at.wrap;
 	/* no more slots than the ring has: nothing is visible to the guest before the end */
 	if (st.slots > 0) {
 		ids_release(vr);
