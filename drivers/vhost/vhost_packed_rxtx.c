@@ -123,7 +123,9 @@ vhost_packed_rx(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf
 	const struct hv_packed_pos start = {vr->last_avail_idx, vr->avail_wrap};
 	struct hv_packed_pos at = start;
 	struct hv_chain chain;
-	struct hv_packed_buf b;
+	struct hv_packed_one o;
+	/* b in registers; wb, whose address the walker takes, only for other chains */
+	struct hv_packed_buf b, wb;
 	uint16_t count = 0, last_id = 0;
 	uint32_t slots = 0;
 	bool held = false;
@@ -146,14 +148,29 @@ vhost_packed_rx(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf
 		if (count + PREFETCH_AHEAD < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[count + PREFETCH_AHEAD], void *));
 
-		rc = hv_packed_walk_fast(vr->pdesc, vr->size, &port->mem, &vr->mem_hint, at, false,
-					 port->indirect, &chain, &b);
-		if (rc == HV_PACKED_EMPTY)
+		/* the common descriptor in scalars, anything else through the walker */
+		rc = hv_packed_one(vr->pdesc, vr->size, &port->mem, vr->mem_hint, at, false, &o);
+		if (likely(rc == 0)) {
+			chain.n_iov = 1;
+			chain.len = o.len;
+			chain.iov[0].base = o.base;
+			chain.iov[0].len = o.len;
+			b.id = o.id;
+			b.ndesc = 1;
+			b.next = o.next;
+		} else if (rc == HV_PACKED_EMPTY) {
 			break;
-		/* the walker stops only at a corrupt ring: a chain it cannot skip */
-		if (unlikely(rc != 0)) {
-			pk_break(port, vr, rc);
-			break;
+		} else {
+			rc = hv_packed_walk(vr->pdesc, vr->size, &port->mem, &vr->mem_hint, at,
+					    false, port->indirect, &chain, &wb);
+			if (rc == HV_PACKED_EMPTY)
+				break;
+			/* the walker stops only at a corrupt ring: a chain it cannot skip */
+			if (unlikely(rc != 0)) {
+				pk_break(port, vr, rc);
+				break;
+			}
+			b = wb;
 		}
 		if (unlikely(!id_take(vr, b.id))) {
 			pk_break(port, vr, HV_VHOST_DROP_BAD_ID);
