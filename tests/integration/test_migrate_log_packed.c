@@ -17,6 +17,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
+
 #include "peer.h"
 #include "raw_frontend.h"
 
@@ -387,6 +389,54 @@ START_TEST(log_off_logs_nothing)
 }
 END_TEST
 
+/*
+ * What logging costs the packed path into the guest, in TSC cycles per 64 B
+ * frame delivered in bursts of 32, logging off and on in alternate rounds
+ * of a ring's worth (the log cleared before each, as the frontend's syncs
+ * clear it). Printed, not asserted: doc/performance.rst quotes it.
+ */
+START_TEST(log_cost)
+{
+	enum {
+		BURST = 32,
+		ROUNDS = 100
+	};
+	uint64_t cycles[2] = {0, 0}, frames[2] = {0, 0};
+
+	start(0, false);
+	for (unsigned int r = 0; r < 2 * ROUNDS; r++) {
+		int on = r & 1;
+
+		set_features(features | (on ? RTE_BIT64(VHOST_USER_F_LOG_ALL) : 0));
+		for (uint16_t i = 0; i < RAW_RING_SIZE; i++) {
+			uint64_t addr = raw_gpa(RAW_DATA_OFF + i * 2048u);
+			uint32_t len = 2048;
+			uint16_t flags = VRING_DESC_F_WRITE;
+
+			post_chain(GUEST_RX, 1, &addr, &len, &flags, i);
+		}
+		memset(log_bits, 0, LOG_SIZE);
+		for (unsigned int b = 0; b < RAW_RING_SIZE / BURST; b++) {
+			struct rte_mbuf *m[BURST];
+			uint64_t t;
+
+			for (unsigned int i = 0; i < BURST; i++)
+				m[i] = peer_frame(peer_guest_pool(), 64, i, 1);
+			t = rte_rdtsc();
+			frames[on] += hv_vhost_tx_burst(bad, 0, m, BURST);
+			cycles[on] += rte_rdtsc() - t;
+		}
+	}
+	ck_assert_uint_eq(frames[0], (uint64_t)ROUNDS * RAW_RING_SIZE);
+	ck_assert_uint_eq(frames[1], (uint64_t)ROUNDS * RAW_RING_SIZE);
+	fprintf(stderr,
+		"log cost (packed): 64 B frames into the guest, bursts of %d: %.1f cycles/frame "
+		"with logging off, %.1f on (%+.0f %%)\n",
+		BURST, (double)cycles[0] / frames[0], (double)cycles[1] / frames[1],
+		100.0 * ((double)cycles[1] / frames[1] / ((double)cycles[0] / frames[0]) - 1));
+}
+END_TEST
+
 static void *
 suite(void)
 {
@@ -398,6 +448,7 @@ suite(void)
 	tcase_add_test(t, every_write_logged_packed);
 	tcase_add_test(t, every_write_logged_in_order);
 	tcase_add_test(t, log_off_logs_nothing);
+	tcase_add_test(t, log_cost);
 	suite_add_tcase(s, t);
 	return s;
 }
