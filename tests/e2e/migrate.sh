@@ -20,7 +20,9 @@
 #
 # Environment: HV_E2E_TIMEOUT (300 s), HV_E2E_MIGR_KB (1024),
 # HV_E2E_MIGR_MAX_LOSS (20 pings of 400), HV_E2E_MIGR_FDB_MS (2000),
-# HV_E2E_QEMU_CPUS (taskset list for the QEMUs, default 0), HV_E2E_KEEP=1.
+# HV_E2E_QEMU_CPUS (taskset list for the QEMUs, default 0), HV_E2E_KEEP=1,
+# HV_E2E_MIGR_PROPS (virtio-net-pci properties of G on both QEMUs, e.g.
+# "packed=on": then G's ports must have negotiated the packed ring).
 # Exit: 0 passed, 1 failed, 77 skipped (QEMU, a cloud kernel or busybox-static
 # not installed).
 set -uo pipefail
@@ -34,6 +36,7 @@ max_loss=${HV_E2E_MIGR_MAX_LOSS:-20}
 fdb_ms=${HV_E2E_MIGR_FDB_MS:-2000}
 pings=400
 qemu_cpus=${HV_E2E_QEMU_CPUS-0}
+g_props=${HV_E2E_MIGR_PROPS:-}
 initrd=$("$here/make_initramfs.sh" "$cache" "$kver" | tail -n1)
 rc=${PIPESTATUS[0]}
 [ "$rc" -eq 77 ] && skip "initramfs prerequisites missing"
@@ -79,10 +82,10 @@ done
 
 pin=()
 [ -n "$qemu_cpus" ] && pin=(taskset -c "$qemu_cpus")
-# start_qemu NAME PORT IP PEER ROLE [EXTRA QEMU ARGS]
+# start_qemu NAME PORT IP PEER ROLE DEVICE-PROPS [EXTRA QEMU ARGS]
 start_qemu() {
-	local name=$1 port=$2 ip=$3 peer=$4 role=$5 n
-	shift 5
+	local name=$1 port=$2 ip=$3 peer=$4 role=$5 props=${6:+,$6} n
+	shift 6
 	n=${ip##*.}
 	"${pin[@]}" "$qemu" -accel tcg -cpu max -smp 1 -m 256 -nodefaults -no-reboot \
 		-display none -monitor none -serial "file:$run/$name.log" \
@@ -91,14 +94,14 @@ start_qemu() {
 		-append "console=ttyS0 panic=-1 hv.ip=$ip/24 hv.peer=$peer hv.count=$pings hv.wait=$((timeout_s / 2)) hv.linger=$timeout_s hv.tcp_kb=$kb hv.migr=$role" \
 		-object memory-backend-memfd,id=mem,size=256M,share=on -numa node,memdev=mem \
 		-chardev "socket,id=c0,path=$run/$port.sock" -netdev vhost-user,id=n0,chardev=c0 \
-		-device "virtio-net-pci,netdev=n0,mac=52:54:00:00:00:0$n,romfile=,vectors=0" \
+		-device "virtio-net-pci,netdev=n0,mac=52:54:00:00:00:0$n,romfile=,vectors=0$props" \
 		"$@" </dev/null >"$run/qemu-$name.out" 2>&1 &
 	qpid[$name]=$!
 }
 echo "--- guests: $kernel, $(basename "$initrd"), QEMU CPUs: ${qemu_cpus:-floating}"
-start_qemu g-src gsrc 10.0.0.2 10.0.0.1 target
-start_qemu g-dst gdst 10.0.0.2 10.0.0.1 target -incoming "unix:$run/migr.sock"
-start_qemu p peer 10.0.0.1 10.0.0.2 peer
+start_qemu g-src gsrc 10.0.0.2 10.0.0.1 target "$g_props"
+start_qemu g-dst gdst 10.0.0.2 10.0.0.1 target "$g_props" -incoming "unix:$run/migr.sock"
+start_qemu p peer 10.0.0.1 10.0.0.2 peer ""
 
 passed=0
 failed=0
@@ -201,6 +204,13 @@ echo "dirty log on gsrc: rx ring $pages pages in $syncs bursts, tx ring $rxpages
 check "counters: gsrc logged dirty pages while G migrated" test "${pages:-0}" -gt 0 -a "${syncs:-0}" -gt 0
 check "counters: gdst logged nothing (no migration from it)" \
 	test "$(json_num "$run/show-gdst.json" qps.0.tx.log_pages)" = 0
+if [[ ",$g_props," == *",packed=on,"* ]]; then
+	# VIRTIO_F_RING_PACKED (bit 34) negotiated on both of G's ports
+	packed_on() { python3 -c 'import sys; sys.exit(0 if int(float(sys.argv[1])) >> 34 & 1 else 1)' \
+		"$(json_num "$1" negotiated_features)"; }
+	check "features: G had the packed ring on gsrc" packed_on "$run/gsrc-after.json"
+	check "features: G has the packed ring on gdst" packed_on "$run/show-gdst.json"
+fi
 
 e2e_switch_stop
 switch_clean() { [ "$switch_rc" = 0 ] && ! grep -qE 'Sanitizer|runtime error' "$run/switch.log"; }
