@@ -38,64 +38,8 @@
 
 /* ---- hvctl ---- */
 
-struct run {
-	int status; /* exit status, or -1 */
-	char out[16384];
-	char err[4096];
-};
-
-static void
-read_file(int fd, char *buf, size_t len)
-{
-	ssize_t n;
-
-	lseek(fd, 0, SEEK_SET);
-	n = read(fd, buf, len - 1);
-	buf[n > 0 ? n : 0] = '\0';
-	close(fd);
-}
-
-/* Start hvctl --socket path ARGS... with stdout/stderr to temp files. */
-static pid_t
-hvctl_start(const char *const *args, int *ofd, int *efd)
-{
-	const char *exe = getenv("HVCTL");
-	char *argv[32];
-	unsigned int n = 0;
-	pid_t pid;
-
-	argv[n++] = (char *)"hvctl";
-	argv[n++] = (char *)"--socket";
-	argv[n++] = ctl_path;
-	for (; *args != NULL && n < 31; args++)
-		argv[n++] = (char *)*args;
-	argv[n] = NULL;
-	*ofd = memfd_create("out", 0);
-	*efd = memfd_create("err", 0);
-	ck_assert(*ofd >= 0 && *efd >= 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		dup2(*ofd, 1);
-		dup2(*efd, 2);
-		execv(exe, argv);
-		_exit(127);
-	}
-	return pid;
-}
-
-static void
-hvctl_run(struct run *r, const char *const *args)
-{
-	int ofd, efd;
-	pid_t pid = hvctl_start(args, &ofd, &efd);
-
-	r->status = cu_wait_child(ctl_srv, pid);
-	read_file(ofd, r->out, sizeof(r->out));
-	read_file(efd, r->err, sizeof(r->err));
-}
-
-#define HVCTL(r, ...) hvctl_run((r), (const char *const[]){__VA_ARGS__, NULL})
+#define HVCTL(r, ...)                                                                              \
+	cu_hvctl((r), ctl_srv, ctl_path, NULL, (const char *const[]){__VA_ARGS__, NULL})
 
 static bool
 have_hvctl(void)
@@ -118,7 +62,7 @@ assert_has(const char *text, const char *want)
 
 /* stderr is exactly one line starting with "hvctl: ". */
 static void
-assert_one_error_line(const struct run *r)
+assert_one_error_line(const struct cu_run *r)
 {
 	size_t len = strlen(r->err);
 
@@ -130,7 +74,7 @@ assert_one_error_line(const struct run *r)
 
 START_TEST(hvctl_port_list)
 {
-	struct run r;
+	struct cu_run r;
 	cJSON *j;
 
 	if (!have_hvctl())
@@ -159,7 +103,7 @@ END_TEST
 
 START_TEST(hvctl_requests)
 {
-	struct run r;
+	struct cu_run r;
 	cJSON *j;
 
 	if (!have_hvctl())
@@ -201,7 +145,7 @@ END_TEST
 
 START_TEST(hvctl_stats)
 {
-	struct run r;
+	struct cu_run r;
 	char *line, *save = NULL;
 	int lines = 0, ofd, efd;
 	pid_t pid;
@@ -239,7 +183,8 @@ START_TEST(hvctl_stats)
 	ck_assert_int_eq(lines, 3);
 
 	/* --watch runs until SIGINT, then exits 0 */
-	pid = hvctl_start((const char *const[]){"stats", "--watch", "0.02", NULL}, &ofd, &efd);
+	pid = cu_hvctl_start(ctl_path, NULL,
+			     (const char *const[]){"stats", "--watch", "0.02", NULL}, &ofd, &efd);
 	{
 		struct stat st;
 		int i, status;
@@ -262,7 +207,7 @@ END_TEST
 
 START_TEST(hvctl_usage)
 {
-	struct run r;
+	struct cu_run r;
 
 	if (!have_hvctl())
 		return;
@@ -304,7 +249,7 @@ START_TEST(hvctl_usage)
 		unsigned int i;
 
 		for (i = 0; i < sizeof(helps) / sizeof(helps[0]); i++) {
-			hvctl_run(&r, helps[i]);
+			cu_hvctl(&r, ctl_srv, ctl_path, NULL, helps[i]);
 			ck_assert_msg(r.status == 0, "%s %s: exit %d", helps[i][0],
 				      helps[i][1] ? helps[i][1] : "", r.status);
 			assert_has(r.out, "usage: hvctl");
@@ -319,7 +264,7 @@ START_TEST(hvctl_usage)
 
 		memcpy(saved, ctl_path, sizeof(ctl_path));
 		snprintf(ctl_path, sizeof(ctl_path), "%s/absent.sock", ctl_dir);
-		hvctl_run(&r, (const char *const *)argv);
+		cu_hvctl(&r, ctl_srv, ctl_path, NULL, (const char *const *)argv);
 		memcpy(ctl_path, saved, sizeof(ctl_path));
 		ck_assert_int_eq(r.status, 1);
 		assert_one_error_line(&r);
