@@ -19,9 +19,9 @@
 # hv-tunnel/ovs-tunnel per frame size. The four runs of a repetition
 # alternate (forwards, then backwards), a fresh switch (or ovs-vswitchd) and
 # generator each, medians per (mode, size): this host's speed changes by 2x
-# within seconds. An OVS tunnel run whose frames did not cross the tunnel
-# (memif counters, tnl_push/tnl_pop datapath flows) fails the benchmark. See
-# doc/performance.rst ("VXLAN").
+# within seconds. A tunnel run whose frames did not cross the tunnel (vx0/vx1
+# encap/decap counters; for OVS the memif ports' counters and tnl_push/tnl_pop
+# datapath flows) fails the benchmark. See doc/performance.rst ("VXLAN").
 #
 # usage: tests/perf/bench_vxlan.sh [BUILD_DIR]      (default ./build)
 #
