@@ -100,6 +100,9 @@ struct guest {
 /* Environment: EAL (this process) and the guests' pool. */
 int swh_env_init(int argc, char **argv);
 void swh_env_fini(void);
+/* The guests' mbuf pool (switch_guest.c), made and freed by swh_env_init/fini. */
+int swh_guests_init(void);
+void swh_guests_fini(void);
 /*
  * main() of a daemon test: swh_env_init(), the Check suite made by
  * @make_suite run in this process (CK_NOFORK: one EAL per process), then

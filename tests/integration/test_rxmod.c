@@ -2,9 +2,10 @@
 /*
  * Interrupt moderation end to end: the hvswitch daemon (a child process)
  * between a virtio-user guest A that sends (poll mode) and a virtio-user
- * guest B in interrupt mode. B's rx interrupts are its callfd: B's thread
- * sleeps in epoll on it and counts what the eventfd accumulated (each switch
- * callfd write adds one), the way a guest driver takes interrupts.
+ * guest B in interrupt mode (vu_irq_sink.h, NAPI). B's rx interrupts are its
+ * callfd: B's thread sleeps in epoll on it and counts what the eventfd
+ * accumulated (each switch callfd write adds one), the way a guest driver
+ * takes interrupts.
  *
  * B behaves as a virtio driver must: after re-arming (clearing
  * VRING_AVAIL_F_NO_INTERRUPT, from its own thread: "another vCPU" for the
@@ -13,17 +14,14 @@
  * timeout with a frame waiting, which is what the 10 ms outliers were.
  * polled_frames_owe_no_interrupt plays B step by step from the test thread
  * (a NAPI guest: frames that arrive while it polls owe no interrupt).
- * The settings (no frontend needed) are in test_rxmod_settings.c.
+ * The settings (no frontend needed) are in test_rxmod_settings.c; the rates
+ * (NAPI and re-arm-per-frame sinks, 0 against 100) in test_rxmod_rates.c.
  */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
 #include <poll.h>
-#include <sched.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,183 +35,51 @@
 #include <rte_mbuf.h>
 
 #include "switch_harness.h"
+#include "vu_irq_sink.h"
 
 #define T SWH_TIMEOUT_MS
-#define B_SLEEP_MS 200 /* B's epoll timeout: far beyond any window used here */
 #define MAX_LAT 4096
 
 static struct hvsw D;
 static struct guest A;
 
-/* Guest B: a virtio-user ethdev in interrupt mode, received on its own lcore. */
-static struct {
-	char vdev[32];
-	uint16_t eth;
-	bool open;
-	int fd; /* its rx queue's interrupt eventfd: the switch's callfd */
-	struct rte_mempool *mp;
-	pthread_t thread;
-	int stop_fd; /* wakes B's epoll for the stop */
-	bool running;
-	/* written by B's thread, read by the test with atomics */
-	bool stop;
-	uint64_t frames;
-	uint64_t irqs;          /* eventfd counts read: callfd writes */
-	uint64_t wakeups;       /* epoll returns with the eventfd readable */
-	uint64_t lost;          /* epoll timed out and a frame was waiting */
-	uint64_t last_wake_tsc; /* when the last interrupt woke B */
-	uint64_t last_rx_tsc;   /* when the last frame arrived */
-} B;
+/* Guest B: a virtio-user ethdev in interrupt mode (NAPI), received on its own thread. */
+static struct vu_sink B;
 
 static uint64_t sent_tsc; /* latency test: when the frame in flight was sent */
 static uint64_t lat[MAX_LAT];
 static unsigned int n_lat;
 
-static uint64_t
-ld(const uint64_t *p)
-{
-	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-
+/* B's thread, for every batch: the delivery time of the frame in flight. */
 static void
-got_frames(struct rte_mbuf **pkts, uint16_t n)
+b_on_rx(uint64_t now, uint16_t n)
 {
-	uint64_t now = rte_rdtsc();
-	uint64_t s = ld(&sent_tsc);
+	uint64_t s = vu_ld(&sent_tsc);
 
+	RTE_SET_USED(n);
 	if (s != 0 && n_lat < MAX_LAT)
 		lat[n_lat++] = now - s;
 	__atomic_store_n(&sent_tsc, 0, __ATOMIC_RELAXED);
-	rte_pktmbuf_free_bulk(pkts, n);
-	__atomic_store_n(&B.last_rx_tsc, now, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&B.frames, n, __ATOMIC_RELEASE);
-}
-
-static void *
-b_main(void *arg)
-{
-	struct rte_mbuf *pkts[32];
-	struct epoll_event ev = {.events = EPOLLIN, .data.fd = B.fd};
-	struct epoll_event sev = {.events = EPOLLIN, .data.fd = B.stop_fd};
-	int ep = epoll_create1(EPOLL_CLOEXEC);
-
-	RTE_SET_USED(arg);
-	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, B.fd, &ev) != 0 ||
-	    epoll_ctl(ep, EPOLL_CTL_ADD, B.stop_fd, &sev) != 0)
-		return NULL;
-	while (!__atomic_load_n(&B.stop, __ATOMIC_ACQUIRE)) {
-		uint16_t n = rte_eth_rx_burst(B.eth, 0, pkts, 32);
-		uint64_t cnt;
-		int rc;
-
-		if (n > 0) {
-			got_frames(pkts, n);
-			continue;
-		}
-		/*
-		 * re-arm, then look again before sleeping (no lost wake-up on our
-		 * side): the flag store before the used index load needs a full
-		 * fence (virtio 1.2, 2.7.10), which DPDK's virtio PMD leaves to us
-		 */
-		rte_eth_dev_rx_intr_enable(B.eth, 0);
-		rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
-		n = rte_eth_rx_burst(B.eth, 0, pkts, 32);
-		if (n > 0) {
-			rte_eth_dev_rx_intr_disable(B.eth, 0);
-			got_frames(pkts, n);
-			continue;
-		}
-		rc = epoll_wait(ep, &ev, 1, B_SLEEP_MS);
-		rte_eth_dev_rx_intr_disable(B.eth, 0);
-		if (rc == 1 && ev.data.fd == B.stop_fd)
-			break;
-		if (rc == 1 && read(B.fd, &cnt, sizeof(cnt)) == sizeof(cnt)) {
-			__atomic_store_n(&B.last_wake_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
-			__atomic_fetch_add(&B.irqs, cnt, __ATOMIC_RELEASE);
-			__atomic_fetch_add(&B.wakeups, 1, __ATOMIC_RELAXED);
-		} else if (rc == 0) {
-			n = rte_eth_rx_burst(B.eth, 0, pkts, 32);
-			if (n > 0) {
-				__atomic_fetch_add(&B.lost, 1, __ATOMIC_RELAXED);
-				got_frames(pkts, n);
-			}
-		}
-	}
-	close(ep);
-	return NULL;
 }
 
 static void
 b_open(const char *sock)
 {
-	struct rte_eth_conf conf = {.intr_conf = {.rxq = 1}};
-	static unsigned int seq;
-	char devargs[256], pool[32];
-
-	snprintf(B.vdev, sizeof(B.vdev), "net_virtio_user%u", 90 + seq);
-	snprintf(pool, sizeof(pool), "rxmod_b%u", seq++);
-	snprintf(devargs, sizeof(devargs),
-		 "path=%s,queues=1,queue_size=256,mac=02:00:00:00:00:0b%s%s", sock,
-		 getenv("HV_TEST_VU_ARGS") ? "," : "",
-		 getenv("HV_TEST_VU_ARGS") ? getenv("HV_TEST_VU_ARGS") : "");
-	B.mp = rte_pktmbuf_pool_create(pool, 2047, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-				       rte_socket_id());
-	ck_assert_ptr_nonnull(B.mp);
-	ck_assert_int_eq(rte_vdev_init(B.vdev, devargs), 0);
-	B.open = true;
-	ck_assert_int_eq(rte_eth_dev_get_port_by_name(B.vdev, &B.eth), 0);
-	ck_assert_int_eq(rte_eth_dev_configure(B.eth, 1, 1, &conf), 0);
-	ck_assert_int_eq(rte_eth_rx_queue_setup(B.eth, 0, 256, rte_socket_id(), NULL, B.mp), 0);
-	ck_assert_int_eq(rte_eth_tx_queue_setup(B.eth, 0, 256, rte_socket_id(), NULL), 0);
-	ck_assert_int_eq(rte_eth_dev_start(B.eth), 0);
-	B.fd = rte_eth_dev_rx_intr_ctl_q_get_fd(B.eth, 0);
-	ck_assert_msg(B.fd >= 0, "virtio-user gives no rx interrupt fd");
-	rte_eth_dev_rx_intr_disable(B.eth, 0);
-	B.stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	ck_assert_int_ge(B.stop_fd, 0);
-	/*
-	 * B sleeps, so it shares the test's CPU (the main lcore's): the daemon's
-	 * PMD spins on the other one and would delay B's wake-ups by a time slice.
-	 */
-	ck_assert_int_eq(pthread_create(&B.thread, NULL, b_main, NULL), 0);
-	B.running = true;
+	B.mode = VU_SINK_NAPI;
+	B.on_rx = b_on_rx;
+	vu_sink_open(&B, sock);
 }
 
 static void
 b_stop_thread(void)
 {
-	if (!B.running)
-		return;
-	uint64_t one = 1;
-
-	__atomic_store_n(&B.stop, true, __ATOMIC_RELEASE);
-	ck_assert_int_eq(write(B.stop_fd, &one, sizeof(one)), sizeof(one));
-	pthread_join(B.thread, NULL);
-	close(B.stop_fd);
-	B.running = false;
+	vu_sink_stop_thread(&B);
 }
 
 static void
 b_close_at(bool at_once)
 {
-	b_stop_thread();
-	if (B.open) {
-		/*
-		 * virtio-user in rx-interrupt mode also has DPDK's interrupt thread
-		 * run its link-state handler on the vhost-user socket: let it go
-		 * quiet between the steps of the close (seen crashing in DPDK
-		 * 22.11's virtio PMD, in that thread, when closed at once).
-		 */
-		if (!at_once)
-			usleep(20000);
-		rte_eth_dev_stop(B.eth);
-		rte_eth_dev_close(B.eth);
-		usleep(20000);
-		rte_vdev_uninit(B.vdev);
-		B.open = false;
-	}
-	rte_mempool_free(B.mp);
-	B.mp = NULL;
+	vu_sink_close_at(&B, at_once);
 }
 
 static void
@@ -308,7 +174,7 @@ wait_frames(uint64_t want, unsigned int timeout_ms)
 	uint64_t end = swh_now_ms() + timeout_ms;
 
 	/* sleep while waiting: B runs on this CPU */
-	while (ld(&B.frames) < want) {
+	while (vu_ld(&B.frames) < want) {
 		if (swh_now_ms() > end)
 			return false;
 		usleep(20);
@@ -323,7 +189,7 @@ wait_irqs_match(unsigned int timeout_ms)
 	uint64_t end = swh_now_ms() + timeout_ms;
 
 	do {
-		if ((double)ld(&B.irqs) == b_ring("irqs"))
+		if ((double)vu_ld(&B.irqs) == b_ring("irqs"))
 			return true;
 		usleep(1000);
 	} while (swh_now_ms() < end);
@@ -360,7 +226,7 @@ static uint64_t
 stream(unsigned int ms, unsigned int gap_us, uint64_t *frames_out, double *elapsed_ms)
 {
 	uint64_t hz = rte_get_tsc_hz(), t0 = rte_rdtsc(), end = t0 + hz / 1000 * ms;
-	uint64_t irq0 = ld(&B.irqs), f0 = ld(&B.frames), n = 0;
+	uint64_t irq0 = vu_ld(&B.irqs), f0 = vu_ld(&B.frames), n = 0;
 
 	swh_reset(); /* frame ids start over */
 	while (rte_rdtsc() < end) {
@@ -375,18 +241,18 @@ stream(unsigned int ms, unsigned int gap_us, uint64_t *frames_out, double *elaps
 
 		do {
 			delivered = b_ring("packets");
-			if ((double)ld(&B.frames) == delivered && delivered >= (double)f0 + 1)
+			if ((double)vu_ld(&B.frames) == delivered && delivered >= (double)f0 + 1)
 				break;
 			usleep(1000);
 		} while (swh_now_ms() < end2);
-		ck_assert_msg((double)ld(&B.frames) == delivered,
-			      "B got %" PRIu64 " frames, the switch delivered %.0f", ld(&B.frames),
-			      delivered);
+		ck_assert_msg((double)vu_ld(&B.frames) == delivered,
+			      "B got %" PRIu64 " frames, the switch delivered %.0f",
+			      vu_ld(&B.frames), delivered);
 	}
 	ck_assert(wait_irqs_match(T));
 	*elapsed_ms = us_of(rte_rdtsc() - t0) / 1000;
 	*frames_out = n;
-	return ld(&B.irqs) - irq0;
+	return vu_ld(&B.irqs) - irq0;
 }
 
 /*
@@ -408,7 +274,7 @@ START_TEST(stream_one_interrupt_per_window)
 	/* at most one per window of the elapsed time, plus the one that opens the first */
 	ck_assert_msg((double)irqs <= ms / 1.0 + 1, "%" PRIu64 " interrupts in %.1f ms", irqs, ms);
 	ck_assert(b_ring("irqs_held") > 0);
-	ck_assert_uint_eq(ld(&B.lost), 0);
+	ck_assert_uint_eq(vu_ld(&B.lost), 0);
 
 	/* live change: off */
 	cJSON_Delete(hvsw_ok(&D, "port.set", "{\"name\":\"b\",\"rxmod\":0}"));
@@ -417,7 +283,7 @@ START_TEST(stream_one_interrupt_per_window)
 	printf("rxmod 0: %" PRIu64 " frames, %" PRIu64 " interrupts in %.1f ms\n", frames, irqs_off,
 	       ms_off);
 	ck_assert_uint_gt(irqs_off, irqs);
-	ck_assert_uint_eq(ld(&B.lost), 0);
+	ck_assert_uint_eq(vu_ld(&B.lost), 0);
 }
 END_TEST
 
@@ -524,20 +390,20 @@ START_TEST(lone_frame_within_window)
 	start_pair("5000");
 	hz = rte_get_tsc_hz();
 	usleep(20000); /* no window open */
-	irq0 = ld(&B.irqs);
+	irq0 = vu_ld(&B.irqs);
 	t1 = rte_rdtsc();
 	__atomic_store_n(&sent_tsc, t1, __ATOMIC_RELEASE);
 	guest_send(&A, &swh_bcast, NULL, 0);
 	ck_assert(wait_frames(1, T));
-	ck_assert_uint_eq(ld(&B.irqs), irq0 + 1);
+	ck_assert_uint_eq(vu_ld(&B.irqs), irq0 + 1);
 	printf("first frame: interrupt after %.1f us\n", us_of(lat[0]));
 	t2 = rte_rdtsc();
 	__atomic_store_n(&sent_tsc, t2, __ATOMIC_RELEASE);
 	guest_send(&A, &swh_bcast, NULL, 0);
 	ck_assert(wait_frames(2, T));
-	ck_assert_uint_eq(ld(&B.irqs), irq0 + 2);
-	ck_assert_uint_eq(ld(&B.lost), 0);
-	since_first = us_of(ld(&B.last_wake_tsc) - t1);
+	ck_assert_uint_eq(vu_ld(&B.irqs), irq0 + 2);
+	ck_assert_uint_eq(vu_ld(&B.lost), 0);
+	since_first = us_of(vu_ld(&B.last_wake_tsc) - t1);
 	wait2 = us_of(lat[1]);
 	printf("second frame: sent %.1f us after the first, delivered after %.1f us; "
 	       "interrupt %.1f us after the first was sent\n",
@@ -566,12 +432,12 @@ cmp_u64(const void *a, const void *b)
 static double
 race(unsigned int n, const char *label)
 {
-	uint64_t lost0 = ld(&B.lost), irq0 = ld(&B.irqs);
+	uint64_t lost0 = vu_ld(&B.lost), irq0 = vu_ld(&B.irqs);
 	double p50, p99, max;
 
 	n_lat = 0;
 	for (unsigned int i = 0; i < n; i++) {
-		uint64_t f = ld(&B.frames);
+		uint64_t f = vu_ld(&B.frames);
 
 		__atomic_store_n(&sent_tsc, rte_rdtsc(), __ATOMIC_RELEASE);
 		guest_send(&A, &swh_bcast, NULL, 0);
@@ -585,9 +451,9 @@ race(unsigned int n, const char *label)
 	max = us_of(lat[n - 1]);
 	printf("rxmod %s, %u frames: delivery p50 %.1f us, p99 %.1f us, max %.1f us; "
 	       "%" PRIu64 " interrupts, lost %" PRIu64 "\n",
-	       label, n, p50, p99, max, ld(&B.irqs) - irq0, ld(&B.lost) - lost0);
+	       label, n, p50, p99, max, vu_ld(&B.irqs) - irq0, vu_ld(&B.lost) - lost0);
 	/* a lost interrupt, or one held past its window, leaves B to its timeout */
-	ck_assert_uint_eq(ld(&B.lost), lost0);
+	ck_assert_uint_eq(vu_ld(&B.lost), lost0);
 	return p99;
 }
 
@@ -644,7 +510,7 @@ START_TEST(owed_dropped_on_reset)
 		double irqs0 = b_ring("irqs"), drop0 = b_ring("irqs_dropped");
 		double held0 = b_ring("irqs_held"), pk0 = b_ring("packets"), irqs, dropped, supp;
 		double supp0 = b_ring("irqs_suppressed");
-		uint64_t end, f0 = ld(&B.frames);
+		uint64_t end, f0 = vu_ld(&B.frames);
 		bool in_ring;
 
 		usleep(20000); /* no window open */
@@ -697,7 +563,7 @@ after_idle(unsigned int n, const char *label)
 
 	n_lat = 0;
 	for (unsigned int i = 0; i < n; i++) {
-		uint64_t f = ld(&B.frames);
+		uint64_t f = vu_ld(&B.frames);
 
 		usleep(5000); /* ten times the idle time: the PMD is asleep */
 		__atomic_store_n(&sent_tsc, rte_rdtsc(), __ATOMIC_RELEASE);
@@ -718,7 +584,7 @@ START_TEST(idle_pmd_spinning_baseline)
 {
 	start_pair("0");
 	after_idle(50, "spinning PMD");
-	ck_assert_uint_eq(ld(&B.lost), 0);
+	ck_assert_uint_eq(vu_ld(&B.lost), 0);
 }
 END_TEST
 
@@ -749,7 +615,7 @@ START_TEST(idle_pmd_sleeps_and_wakes)
 		unsigned int k = 0;
 
 		for (unsigned int i = 0; i < RTE_DIM(wake); i++) {
-			uint64_t f = ld(&B.frames), t;
+			uint64_t f = vu_ld(&B.frames), t;
 			double w;
 
 			usleep(5000);
@@ -776,7 +642,7 @@ START_TEST(idle_pmd_sleeps_and_wakes)
 	ck_assert(kicks >= n / 2);
 	cJSON_Delete(v);
 	close(fd);
-	ck_assert_uint_eq(ld(&B.lost), 0);
+	ck_assert_uint_eq(vu_ld(&B.lost), 0);
 }
 END_TEST
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/mman.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -154,4 +155,62 @@ cu_wait_child(struct hv_ctl_server *s, pid_t pid)
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	return -1;
+}
+
+pid_t
+cu_hvctl_start(const char *sock, const char *comp_line, const char *const *args, int *ofd, int *efd)
+{
+	const char *exe = getenv("HVCTL");
+	char *argv[32], point[24];
+	unsigned int n = 0;
+	pid_t pid;
+
+	ck_assert_msg(exe != NULL, "$HVCTL is not set (run through meson test)");
+	argv[n++] = (char *)"hvctl";
+	argv[n++] = (char *)"--socket";
+	argv[n++] = (char *)sock;
+	for (; *args != NULL && n < 31; args++)
+		argv[n++] = (char *)*args;
+	argv[n] = NULL;
+	*ofd = memfd_create("out", 0);
+	*efd = memfd_create("err", 0);
+	ck_assert(*ofd >= 0 && *efd >= 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(*ofd, 1);
+		dup2(*efd, 2);
+		if (comp_line != NULL) {
+			snprintf(point, sizeof(point), "%zu", strlen(comp_line));
+			setenv("COMP_LINE", comp_line, 1);
+			setenv("COMP_POINT", point, 1);
+		}
+		execv(exe, argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* The whole of a memfd, NUL-terminated; closes it. */
+static void
+read_back(int fd, char *buf, size_t len)
+{
+	ssize_t n;
+
+	lseek(fd, 0, SEEK_SET);
+	n = read(fd, buf, len - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	close(fd);
+}
+
+void
+cu_hvctl(struct cu_run *r, struct hv_ctl_server *s, const char *sock, const char *comp_line,
+	 const char *const *args)
+{
+	int ofd, efd;
+	pid_t pid = cu_hvctl_start(sock, comp_line, args, &ofd, &efd);
+
+	r->status = cu_wait_child(s, pid);
+	read_back(ofd, r->out, sizeof(r->out));
+	read_back(efd, r->err, sizeof(r->err));
 }

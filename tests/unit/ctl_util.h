@@ -39,4 +39,24 @@ int cu_wait_child(struct hv_ctl_server *s, pid_t pid);
 /** Milliseconds of CLOCK_MONOTONIC. */
 unsigned long long cu_now_ms(void);
 
+/** What one hvctl run left: its exit status (-1: killed after CU_WAIT_MS) and output. */
+struct cu_run {
+	int status;
+	char out[65536];
+	char err[4096];
+};
+
+/**
+ * Start $HVCTL --socket @sock ARGS... with stdout and stderr into memfds
+ * (*@ofd, *@efd); @comp_line, if not NULL, is set as bash's completion
+ * would (COMP_LINE, COMP_POINT). The caller polls @sock's server until the
+ * child ends (cu_wait_child).
+ */
+pid_t cu_hvctl_start(const char *sock, const char *comp_line, const char *const *args, int *ofd,
+		     int *efd);
+
+/** Run hvctl as cu_hvctl_start() does, serving @s meanwhile, into @r. */
+void cu_hvctl(struct cu_run *r, struct hv_ctl_server *s, const char *sock, const char *comp_line,
+	      const char *const *args);
+
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the control protocol (lib/ctl) and of hvctl. No DPDK.
+ * Unit tests of the control protocol (lib/ctl). No DPDK.
  *
  * Each test gets a server on a socket in a fresh directory under /tmp, with
  * a fake command table. Tests that use the blocking client run the server on
@@ -27,223 +27,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctl_fake.h"
 #include "ctl_util.h"
 #include "hv_ctl.h"
 
 #define TEST_GROUP ((gid_t)4242)
 #define NOBODY ((uid_t)65534)
 #define WAIT_MS 10000 /* upper bound on any wait; normally milliseconds */
-
-static char dir[64];
-static char path[100];
-static struct hv_ctl_server *srv;
-static pthread_t srv_thread;
-static bool srv_threaded;
-static atomic_bool srv_stop;
-static unsigned int stats_calls; /* touched by the server's thread only */
-
-/* ---- fake command table ---- */
-
-static int
-h_echo(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen)
-{
-	(void)ctx;
-	(void)err;
-	(void)errlen;
-	*result = args != NULL ? cJSON_Duplicate(args, true) : NULL;
-	return 0;
-}
-
-static int
-h_null(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen)
-{
-	(void)ctx;
-	(void)args;
-	(void)result;
-	(void)err;
-	(void)errlen;
-	return 0;
-}
-
-static int
-h_fail(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen)
-{
-	(void)ctx;
-	(void)args;
-	*result = cJSON_CreateString("dropped"); /* a result set on failure is freed */
-	snprintf(err, errlen, "port.add: 'queues' must be an integer 1..8");
-	return -1;
-}
-
-static int
-h_queues(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen)
-{
-	uint64_t q = 1;
-
-	(void)ctx;
-	if (hv_ctl_arg_uint(args, "port.add", "queues", false, 1, 8, &q, err, errlen) < 0)
-		return -1;
-	*result = cJSON_CreateNumber((double)q);
-	return 0;
-}
-
-static int
-h_canned(const char *text, cJSON **result, char *err, size_t errlen)
-{
-	*result = cJSON_Parse(text);
-	if (*result == NULL) {
-		snprintf(err, errlen, "bad canned JSON");
-		return -1;
-	}
-	return 0;
-}
-
-static const char port_list_json[] =
-	"[{\"name\":\"vm1\",\"type\":\"vhost-user\",\"state\":\"up\",\"queues\":2,\"vlan\":10,"
-	"\"pmd\":[1,2],\"socket\":\"/tmp/vm1.sock\",\"mode\":\"server\"},"
-	"{\"name\":\"tap0\",\"type\":\"ethdev\",\"state\":\"down\",\"queues\":1,\"vlan\":0,"
-	"\"pmd\":3,\"devargs\":\"net_tap0,iface=x\"}]";
-
-static int
-h_port_list(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen)
-{
-	(void)ctx;
-	(void)args;
-	return h_canned(port_list_json, result, err, errlen);
-}
-
-static int
-h_port_show(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen)
-{
-	const char *name;
-
-	(void)ctx;
-	if (hv_ctl_arg_str(args, "port.show", "name", true, 32, &name, err, errlen) < 0)
-		return -1;
-	return h_canned("{\"name\":\"vm1\",\"type\":\"vhost-user\",\"state\":\"up\","
-			"\"stats\":{\"rx_packets\":100,\"tx_packets\":200},"
-			"\"qps\":[{\"qp\":0,\"pmd\":1,\"rx\":{\"packets\":11,\"bytes\":1100},"
-			"\"tx\":{\"packets\":22,\"bytes\":2200,\"kicks\":7}}]}",
-			result, err, errlen);
-}
-
-static int
-h_port_del(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen)
-{
-	const char *name = "?";
-
-	(void)ctx;
-	(void)result;
-	hv_ctl_arg_str(args, "port.del", "name", true, 0, &name, err, errlen);
-	snprintf(err, errlen, "port.del: no port '%s'", name);
-	return -1;
-}
-
-/* Counters that grow by 1000 packets per call. */
-static int
-h_stats(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen)
-{
-	char text[1024];
-	unsigned int n = ++stats_calls;
-
-	(void)ctx;
-	(void)args;
-	snprintf(text, sizeof(text),
-		 "{\"ports\":[{\"name\":\"vm1\",\"rx_packets\":%u,\"rx_bytes\":%u,"
-		 "\"tx_packets\":5,\"tx_bytes\":320,\"drops\":1,\"interrupts\":2},"
-		 "{\"name\":\"vm2\",\"rx_packets\":7,\"rx_bytes\":448,\"tx_packets\":%u,"
-		 "\"tx_bytes\":%u,\"drops\":0,\"interrupts\":3}],"
-		 "\"pmds\":[{\"lcore\":1,\"busy_cycles\":%u,\"total_cycles\":%u,"
-		 "\"packets\":%u,\"batches\":%u}]}",
-		 1000 * n, 64000 * n, 1000 * n, 64000 * n, 500 * n, 1000 * n, 2000 * n, 100 * n);
-	return h_canned(text, result, err, errlen);
-}
-
-static int
-h_version(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen)
-{
-	(void)ctx;
-	(void)args;
-	return h_canned("{\"version\":\"0.1.0\",\"dpdk\":\"DPDK 22.11.1\"}", result, err, errlen);
-}
-
-/* Take the descriptor passed with the request (if any) and write "taken" into it. */
-static int
-h_take_fd(void *ctx, const cJSON *args, cJSON **result, char *err, size_t errlen)
-{
-	int fd = hv_ctl_current_take_fd();
-
-	(void)ctx, (void)args, (void)err, (void)errlen;
-	if (fd >= 0) {
-		if (write(fd, "taken", 5) != 5)
-			fd = -fd - 2;
-		close(fd < 0 ? -fd - 2 : fd);
-	}
-	*result = cJSON_CreateBool(fd >= 0);
-	return 0;
-}
-
-static const struct hv_ctl_cmd cmds[] = {
-	{"echo", h_echo, "reply with the arguments", HV_CTL_WRITE},
-	{"take_fd", h_take_fd, "write into the descriptor passed", HV_CTL_WRITE},
-	{"null", h_null, "reply null", HV_CTL_READ},
-	{"fail", h_fail, "always fail", HV_CTL_WRITE},
-	{"queues", h_queues, "range-checked argument", HV_CTL_WRITE},
-	{"port.list", h_port_list, "canned ports", HV_CTL_READ},
-	{"port.show", h_port_show, "canned port", HV_CTL_READ},
-	{"port.del", h_port_del, "always 'no port'", HV_CTL_WRITE},
-	{"port.add", h_echo, "echo", HV_CTL_WRITE},
-	{"port.set", h_echo, "echo", HV_CTL_WRITE},
-	{"stats", h_stats, "growing counters", HV_CTL_READ},
-	{"version", h_version, "canned version", HV_CTL_READ},
-	{NULL, NULL, NULL, 0},
-};
-
-/* ---- fixture ---- */
-
-static void *
-srv_loop(void *arg)
-{
-	(void)arg;
-	while (!atomic_load(&srv_stop))
-		hv_ctl_server_poll(srv, 10);
-	return NULL;
-}
-
-static void
-srv_start_thread(void)
-{
-	atomic_store(&srv_stop, false);
-	ck_assert_int_eq(pthread_create(&srv_thread, NULL, srv_loop, NULL), 0);
-	srv_threaded = true;
-}
-
-static void
-setup(void)
-{
-	char err[256];
-
-	snprintf(dir, sizeof(dir), "/tmp/test_ctl.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	ck_assert_int_eq(chmod(dir, 0755), 0); /* reachable by the setuid child */
-	snprintf(path, sizeof(path), "%s/ctl.sock", dir);
-	srv = hv_ctl_server_create(path, HV_CTL_NO_GROUP, cmds, NULL, err, sizeof(err));
-	ck_assert_msg(srv != NULL, "server: %s", err);
-	srv_threaded = false;
-}
-
-static void
-teardown(void)
-{
-	if (srv_threaded) {
-		atomic_store(&srv_stop, true);
-		pthread_join(srv_thread, NULL);
-		srv_threaded = false;
-	}
-	hv_ctl_server_destroy(srv);
-	srv = NULL;
-	rmdir(dir);
-}
 
 /* ---- raw socket helpers ---- */
 
@@ -354,7 +144,7 @@ static int
 client(void)
 {
 	char err[256];
-	int fd = hv_ctl_connect(path, err, sizeof(err));
+	int fd = hv_ctl_connect(ctl_path, err, sizeof(err));
 
 	ck_assert_msg(fd >= 0, "connect: %s", err);
 	ck_assert_int_eq(hv_ctl_set_timeout(fd, WAIT_MS), 0);
@@ -370,7 +160,7 @@ START_TEST(ctl_ok_reply)
 	bool seen_echo = false, seen_help = false;
 	int fd;
 
-	srv_start_thread();
+	ctl_fake_start_thread();
 	fd = client();
 	args = cJSON_Parse("{\"a\":1,\"s\":\"x\",\"l\":[true,null]}");
 	ck_assert_int_eq(
@@ -420,7 +210,7 @@ START_TEST(ctl_pass_fd)
 	int fd, sv[2];
 	cJSON *res;
 
-	srv_start_thread();
+	ctl_fake_start_thread();
 	fd = client();
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	ck_assert_int_eq(hv_ctl_call_fd(fd, "take_fd", NULL, sv[1], &res, err, sizeof(err)), 0);
@@ -452,7 +242,7 @@ START_TEST(ctl_handler_error)
 	cJSON *res = (cJSON *)1;
 	int fd;
 
-	srv_start_thread();
+	ctl_fake_start_thread();
 	fd = client();
 	ck_assert_int_eq(hv_ctl_call(fd, "fail", NULL, &res, err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "port.add: 'queues' must be an integer 1..8");
@@ -474,8 +264,8 @@ START_TEST(ctl_malformed_json)
 {
 	int fd;
 
-	srv_start_thread();
-	fd = raw_connect(path);
+	ctl_fake_start_thread();
+	fd = raw_connect(ctl_path);
 	raw_expect_error(fd, "{\"cmd\": \"echo\",\n", "malformed request: invalid JSON");
 	raw_expect_error(fd, "{\"cmd\":\"echo\"} {}\n", "malformed request: data after");
 	raw_expect_error(fd, "[1,2]\n", "expected a JSON object");
@@ -491,8 +281,8 @@ START_TEST(ctl_unknown_and_missing_cmd)
 	char err[256];
 	int fd;
 
-	srv_start_thread();
-	fd = raw_connect(path);
+	ctl_fake_start_thread();
+	fd = raw_connect(ctl_path);
 	raw_expect_error(fd, "{\"cmd\":\"nope\"}\n", "unknown command 'nope'");
 	raw_expect_error(fd, "{\"args\":{}}\n", "missing 'cmd'");
 	raw_expect_error(fd, "{\"cmd\":5}\n", "'cmd' must be a string");
@@ -518,10 +308,10 @@ START_TEST(ctl_oversized_request)
 	int fd;
 
 	ck_assert_ptr_nonnull(buf);
-	srv_start_thread();
+	ctl_fake_start_thread();
 
 	/* exactly the limit (not counting '\n') is accepted */
-	fd = raw_connect(path);
+	fd = raw_connect(ctl_path);
 	fill = HV_CTL_MAX_REQUEST - strlen(head) - (strlen(tail) - 1);
 	strcpy(buf, head);
 	memset(buf + strlen(head), 'a', fill);
@@ -556,7 +346,7 @@ START_TEST(ctl_two_clients_interleaved)
 	int a, b, i, raw;
 	char *l1, *l2;
 
-	srv_start_thread();
+	ctl_fake_start_thread();
 	a = client();
 	b = client();
 	for (i = 0; i < 5; i++) {
@@ -569,7 +359,7 @@ START_TEST(ctl_two_clients_interleaved)
 		cJSON_Delete(res);
 	}
 	/* pipelined: two requests in one write, two replies in order */
-	raw = raw_connect(path);
+	raw = raw_connect(ctl_path);
 	{
 		static const char two[] = "{\"cmd\":\"echo\",\"args\":{\"n\":1}}\n"
 					  "{\"cmd\":\"echo\",\"args\":{\"n\":2}}\n";
@@ -596,8 +386,8 @@ START_TEST(ctl_stalled_client)
 	char *text;
 	int stalled, fd;
 
-	srv_start_thread();
-	stalled = raw_connect(path);
+	ctl_fake_start_thread();
+	stalled = raw_connect(ctl_path);
 	raw_send(stalled, "{\"cmd\":\"ec", 10);
 	/* a second client is served while the first holds half a line */
 	fd = client();
@@ -606,7 +396,7 @@ START_TEST(ctl_stalled_client)
 	ck_assert_int_eq(hv_ctl_call(fd, "null", NULL, NULL, err, sizeof(err)), 0);
 	close(fd);
 	/* a client that never reads its replies does not block others either */
-	fd = raw_connect(path);
+	fd = raw_connect(ctl_path);
 	{
 		static char many[32768];
 		size_t i;
@@ -640,9 +430,9 @@ START_TEST(ctl_client_limit)
 	unsigned int i;
 	int fd;
 
-	srv_start_thread();
+	ctl_fake_start_thread();
 	for (i = 0; i <= HV_CTL_MAX_CLIENTS; i++)
-		fds[i] = raw_connect(path);
+		fds[i] = raw_connect(ctl_path);
 	/* once every earlier one was accepted, the last is refused */
 	for (i = 0; i < HV_CTL_MAX_CLIENTS; i++)
 		raw_expect_ok(fds[i], "{\"cmd\":\"null\"}\n");
@@ -690,36 +480,37 @@ START_TEST(ctl_socket_lifecycle)
 	struct stat st;
 	int fd;
 
-	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(stat(ctl_path, &st), 0);
 	ck_assert(S_ISSOCK(st.st_mode));
 	ck_assert_uint_eq(st.st_mode & 07777, 0660);
 	/* a live socket is not taken over */
-	s2 = hv_ctl_server_create(path, HV_CTL_NO_GROUP, cmds, NULL, err, sizeof(err));
+	s2 = hv_ctl_server_create(ctl_path, HV_CTL_NO_GROUP, ctl_fake_cmds, NULL, err, sizeof(err));
 	ck_assert_ptr_null(s2);
 	ck_assert_msg(strstr(err, "in use") != NULL, "%s", err);
 	/* a regular file is not removed */
-	snprintf(other, sizeof(other), "%s/file", dir);
+	snprintf(other, sizeof(other), "%s/file", ctl_dir);
 	fd = open(other, O_CREAT | O_WRONLY, 0600);
 	ck_assert_int_ge(fd, 0);
 	close(fd);
-	ck_assert_ptr_null(
-		hv_ctl_server_create(other, HV_CTL_NO_GROUP, cmds, NULL, err, sizeof(err)));
+	ck_assert_ptr_null(hv_ctl_server_create(other, HV_CTL_NO_GROUP, ctl_fake_cmds, NULL, err,
+						sizeof(err)));
 	ck_assert_msg(strstr(err, "not a socket") != NULL, "%s", err);
 	unlink(other);
 	/* destroy unlinks; a stale socket file is replaced */
-	hv_ctl_server_destroy(srv);
-	srv = NULL;
-	ck_assert_int_eq(stat(path, &st), -1);
+	hv_ctl_server_destroy(ctl_srv);
+	ctl_srv = NULL;
+	ck_assert_int_eq(stat(ctl_path, &st), -1);
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
 	{
 		struct sockaddr_un sa = {.sun_family = AF_UNIX};
 
-		memcpy(sa.sun_path, path, strlen(path) + 1);
+		memcpy(sa.sun_path, ctl_path, strlen(ctl_path) + 1);
 		ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	}
 	close(fd); /* stale: bound, nobody listening */
-	srv = hv_ctl_server_create(path, HV_CTL_NO_GROUP, cmds, NULL, err, sizeof(err));
-	ck_assert_msg(srv != NULL, "%s", err);
+	ctl_srv = hv_ctl_server_create(ctl_path, HV_CTL_NO_GROUP, ctl_fake_cmds, NULL, err,
+				       sizeof(err));
+	ck_assert_msg(ctl_srv != NULL, "%s", err);
 	/* connect errors are one line with the path */
 	ck_assert_int_eq(hv_ctl_connect("/nonexistent/x.sock", err, sizeof(err)), -1);
 	ck_assert_msg(strstr(err, "/nonexistent/x.sock") != NULL, "%s", err);
@@ -779,8 +570,8 @@ START_TEST(ctl_permission)
 			(unsigned int)NOBODY);
 		return;
 	}
-	snprintf(p, sizeof(p), "%s/group.sock", dir);
-	s = hv_ctl_server_create(p, TEST_GROUP, cmds, NULL, err, sizeof(err));
+	snprintf(p, sizeof(p), "%s/group.sock", ctl_dir);
+	s = hv_ctl_server_create(p, TEST_GROUP, ctl_fake_cmds, NULL, err, sizeof(err));
 	ck_assert_msg(s != NULL, "%s", err);
 	ck_assert_int_eq(stat(p, &st), 0);
 	ck_assert_uint_eq(st.st_mode & 07777, 0660);
@@ -872,298 +663,6 @@ START_TEST(ctl_arg_helpers)
 }
 END_TEST
 
-/* ---- hvctl ---- */
-
-struct run {
-	int status; /* exit status, or -1 */
-	char out[16384];
-	char err[4096];
-};
-
-static void
-read_file(int fd, char *buf, size_t len)
-{
-	ssize_t n;
-
-	lseek(fd, 0, SEEK_SET);
-	n = read(fd, buf, len - 1);
-	buf[n > 0 ? n : 0] = '\0';
-	close(fd);
-}
-
-/* Start hvctl --socket path ARGS... with stdout/stderr to temp files. */
-static pid_t
-hvctl_start(const char *const *args, int *ofd, int *efd)
-{
-	const char *exe = getenv("HVCTL");
-	char *argv[32];
-	unsigned int n = 0;
-	pid_t pid;
-
-	argv[n++] = (char *)"hvctl";
-	argv[n++] = (char *)"--socket";
-	argv[n++] = path;
-	for (; *args != NULL && n < 31; args++)
-		argv[n++] = (char *)*args;
-	argv[n] = NULL;
-	*ofd = memfd_create("out", 0);
-	*efd = memfd_create("err", 0);
-	ck_assert(*ofd >= 0 && *efd >= 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		dup2(*ofd, 1);
-		dup2(*efd, 2);
-		execv(exe, argv);
-		_exit(127);
-	}
-	return pid;
-}
-
-static void
-hvctl_run(struct run *r, const char *const *args)
-{
-	int ofd, efd;
-	pid_t pid = hvctl_start(args, &ofd, &efd);
-
-	r->status = cu_wait_child(srv, pid);
-	read_file(ofd, r->out, sizeof(r->out));
-	read_file(efd, r->err, sizeof(r->err));
-}
-
-#define HVCTL(r, ...) hvctl_run((r), (const char *const[]){__VA_ARGS__, NULL})
-
-static bool
-have_hvctl(void)
-{
-	const char *exe = getenv("HVCTL");
-
-	if (exe == NULL || access(exe, X_OK) != 0) {
-		fprintf(stderr, "test_ctl: SKIP hvctl tests: $HVCTL is not set to the hvctl "
-				"binary (run through meson test)\n");
-		return false;
-	}
-	return true;
-}
-
-static void
-assert_has(const char *text, const char *want)
-{
-	ck_assert_msg(strstr(text, want) != NULL, "'%s' not in output:\n%s", want, text);
-}
-
-/* stderr is exactly one line starting with "hvctl: ". */
-static void
-assert_one_error_line(const struct run *r)
-{
-	size_t len = strlen(r->err);
-
-	ck_assert_msg(strncmp(r->err, "hvctl: ", 7) == 0, "stderr: %s", r->err);
-	ck_assert_msg(len > 0 && r->err[len - 1] == '\n' &&
-			      strchr(r->err, '\n') == r->err + len - 1,
-		      "stderr is not one line: %s", r->err);
-}
-
-START_TEST(hvctl_port_list)
-{
-	struct run r;
-	cJSON *j;
-
-	if (!have_hvctl())
-		return;
-	HVCTL(&r, "port", "list");
-	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
-	ck_assert_str_eq(r.err, "");
-	assert_has(r.out, "NAME  TYPE        STATE  QUEUES  VLAN      PMD  SOCKET/DEVARGS\n");
-	assert_has(r.out, "vm1   vhost-user  up          2  10        1,2  /tmp/vm1.sock\n");
-	assert_has(r.out, "tap0  ethdev      down        1  untagged  3    net_tap0,iface=x\n");
-
-	HVCTL(&r, "--json", "port", "list");
-	ck_assert_int_eq(r.status, 0);
-	j = cJSON_Parse(r.out);
-	ck_assert_msg(j != NULL && cJSON_GetArraySize(j) == 2, "%s", r.out);
-	cJSON_Delete(j);
-
-	HVCTL(&r, "port", "show", "vm1");
-	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
-	assert_has(r.out, "name:  vm1\n");
-	assert_has(r.out, "stats:\n  rx_packets: 100\n");
-	assert_has(r.out, "queue pair 0: PMD 1\n  COUNTER    RX    TX\n  packets    11    22\n");
-	assert_has(r.out, "  kicks       -     7\n");
-}
-END_TEST
-
-START_TEST(hvctl_requests)
-{
-	struct run r;
-	cJSON *j;
-
-	if (!have_hvctl())
-		return;
-	HVCTL(&r, "--json", "port", "add", "vm3", "--type", "vhost-user", "--socket",
-	      "/tmp/vm3.sock", "--mode", "client", "--queues", "4", "--vlan", "100");
-	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
-	j = cJSON_Parse(r.out);
-	ck_assert_ptr_nonnull(j);
-	ck_assert_str_eq(cJSON_GetObjectItem(j, "name")->valuestring, "vm3");
-	ck_assert_str_eq(cJSON_GetObjectItem(j, "mode")->valuestring, "client");
-	ck_assert_int_eq(cJSON_GetObjectItem(j, "queues")->valueint, 4);
-	ck_assert_int_eq(cJSON_GetObjectItem(j, "vlan")->valueint, 100);
-	cJSON_Delete(j);
-
-	HVCTL(&r, "--json", "port", "set", "vm3", "vlan=none", "pmd=2");
-	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
-	j = cJSON_Parse(r.out);
-	ck_assert_ptr_nonnull(j);
-	ck_assert_str_eq(cJSON_GetObjectItem(j, "vlan")->valuestring, "none");
-	ck_assert(cJSON_IsNumber(cJSON_GetObjectItem(j, "pmd")));
-	cJSON_Delete(j);
-
-	HVCTL(&r, "port", "del", "nosuch");
-	ck_assert_int_eq(r.status, 1);
-	ck_assert_str_eq(r.out, "");
-	ck_assert_str_eq(r.err, "hvctl: port.del: no port 'nosuch'\n");
-
-	HVCTL(&r, "version");
-	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
-	ck_assert_str_eq(r.out, "hvctl " HV_VERSION "\nhvswitch 0.1.0\nDPDK 22.11.1\n");
-
-	HVCTL(&r, "fdb", "flush");
-	ck_assert_int_eq(r.status, 1);
-	assert_one_error_line(&r);
-	assert_has(r.err, "unknown command 'fdb.flush'");
-}
-END_TEST
-
-START_TEST(hvctl_stats)
-{
-	struct run r;
-	char *line, *save = NULL;
-	int lines = 0, ofd, efd;
-	pid_t pid;
-
-	if (!have_hvctl())
-		return;
-	HVCTL(&r, "stats");
-	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
-	assert_has(r.out, "PORT   RX_PKTS  RX_BYTES  TX_PKTS  TX_BYTES  DROPS  IRQS\n");
-	assert_has(r.out, "vm1       1000     64000        5       320      1     2\n");
-	assert_has(r.out, "TOTAL     1007     64448     1005     64320      1     5\n");
-	assert_has(r.out, "LCORE  BUSY%  PACKETS  BATCHES  PKTS/BATCH\n");
-	assert_has(r.out, "    1   50.0     2000      100        20.0\n");
-
-	HVCTL(&r, "stats", "--watch", "0.05", "--count", "2");
-	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
-	assert_has(r.out, "RX_PPS");
-	assert_has(r.out, "PKTS/BATCH");
-	assert_has(r.out, "    1   50.0        20.0\n");
-
-	HVCTL(&r, "--json", "stats", "--watch=0.05", "--count", "3", "vm1");
-	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
-	for (line = strtok_r(r.out, "\n", &save); line != NULL;
-	     line = strtok_r(NULL, "\n", &save)) {
-		cJSON *j = cJSON_Parse(line);
-
-		ck_assert_msg(j != NULL, "not JSON: %s", line);
-		ck_assert(cJSON_IsArray(cJSON_GetObjectItem(j, "ports")));
-		ck_assert(
-			cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "ports"), 0),
-					    "rx_pps") != NULL);
-		cJSON_Delete(j);
-		lines++;
-	}
-	ck_assert_int_eq(lines, 3);
-
-	/* --watch runs until SIGINT, then exits 0 */
-	pid = hvctl_start((const char *const[]){"stats", "--watch", "0.02", NULL}, &ofd, &efd);
-	{
-		struct stat st;
-		int i, status;
-
-		for (i = 0; i < WAIT_MS / 5; i++) {
-			ck_assert_int_eq(fstat(ofd, &st), 0);
-			if (st.st_size > 0)
-				break; /* an interval was printed */
-			hv_ctl_server_poll(srv, 5);
-		}
-		ck_assert_int_gt(st.st_size, 0);
-		kill(pid, SIGINT);
-		status = cu_wait_child(srv, pid);
-		ck_assert_int_eq(status, 0);
-	}
-	close(ofd);
-	close(efd);
-}
-END_TEST
-
-START_TEST(hvctl_usage)
-{
-	struct run r;
-
-	if (!have_hvctl())
-		return;
-	HVCTL(&r, "port", "frobnicate");
-	ck_assert_int_eq(r.status, 1);
-	ck_assert_str_eq(r.out, "");
-	assert_one_error_line(&r);
-
-	HVCTL(&r, "--frob");
-	ck_assert_int_eq(r.status, 1);
-	assert_one_error_line(&r);
-	assert_has(r.err, "'--frob'");
-
-	HVCTL(&r, "nosuchverb");
-	ck_assert_int_eq(r.status, 1);
-	assert_one_error_line(&r);
-
-	HVCTL(&r, "port", "add", "x", "--queues", "lots", "--type", "ethdev");
-	ck_assert_int_eq(r.status, 1);
-	assert_one_error_line(&r);
-	assert_has(r.err, "'queues' must be an integer 1..8");
-
-	HVCTL(&r, "stats", "--bogus");
-	ck_assert_int_eq(r.status, 1);
-	assert_one_error_line(&r);
-
-	HVCTL(&r, "port", "set", "vm1", "novalue");
-	ck_assert_int_eq(r.status, 1);
-	assert_one_error_line(&r);
-
-	{
-		static const char *const helps[][4] = {
-			{"--help", NULL, NULL},       {"help", NULL, NULL},
-			{"port", "--help", NULL},     {"port", "add", "--help"},
-			{"port", "list", "--help"},   {"fdb", "show", "--help"},
-			{"stats", "--help", NULL},    {"version", "--help", NULL},
-			{"config", "save", "--help"},
-		};
-		unsigned int i;
-
-		for (i = 0; i < sizeof(helps) / sizeof(helps[0]); i++) {
-			hvctl_run(&r, helps[i]);
-			ck_assert_msg(r.status == 0, "%s %s: exit %d", helps[i][0],
-				      helps[i][1] ? helps[i][1] : "", r.status);
-			assert_has(r.out, "usage: hvctl");
-			ck_assert_str_eq(r.err, "");
-		}
-	}
-
-	/* no daemon: one line naming the socket */
-	{
-		char *argv[] = {(char *)"port", (char *)"list", NULL};
-		char saved[sizeof(path)];
-
-		memcpy(saved, path, sizeof(path));
-		snprintf(path, sizeof(path), "%s/absent.sock", dir);
-		hvctl_run(&r, (const char *const *)argv);
-		memcpy(path, saved, sizeof(path));
-		ck_assert_int_eq(r.status, 1);
-		assert_one_error_line(&r);
-		assert_has(r.err, "absent.sock");
-	}
-}
-END_TEST
-
 static Suite *
 ctl_suite(void)
 {
@@ -1171,7 +670,7 @@ ctl_suite(void)
 	TCase *tc;
 
 	tc = tcase_create("protocol");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, ctl_fake_setup, ctl_fake_teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, ctl_ok_reply);
 	tcase_add_test(tc, ctl_handler_error);
@@ -1186,15 +685,6 @@ ctl_suite(void)
 	tcase_add_test(tc, ctl_socket_lifecycle);
 	tcase_add_test(tc, ctl_permission);
 	tcase_add_test(tc, ctl_arg_helpers);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("hvctl");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, hvctl_port_list);
-	tcase_add_test(tc, hvctl_requests);
-	tcase_add_test(tc, hvctl_stats);
-	tcase_add_test(tc, hvctl_usage);
 	suite_add_tcase(s, tc);
 	return s;
 }

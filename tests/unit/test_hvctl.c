@@ -121,60 +121,7 @@ teardown(void)
 	rmdir(dir);
 }
 
-struct run {
-	int status;
-	char out[65536];
-	char err[4096];
-};
-
-static void
-read_back(int fd, char *buf, size_t len)
-{
-	ssize_t n;
-
-	lseek(fd, 0, SEEK_SET);
-	n = read(fd, buf, len - 1);
-	buf[n > 0 ? n : 0] = '\0';
-	close(fd);
-}
-
-/* hvctl --socket path ARGS... (comp_line: as bash's completion runs it). */
-static void
-run_hvctl(struct run *r, const char *comp_line, const char *const *args)
-{
-	const char *exe = getenv("HVCTL");
-	char *argv[32], point[24];
-	unsigned int n = 0;
-	int ofd = memfd_create("out", 0), efd = memfd_create("err", 0);
-	pid_t pid;
-
-	ck_assert_msg(exe != NULL, "$HVCTL is not set (run through meson test)");
-	ck_assert(ofd >= 0 && efd >= 0);
-	argv[n++] = (char *)"hvctl";
-	argv[n++] = (char *)"--socket";
-	argv[n++] = path;
-	for (; *args != NULL && n < 31; args++)
-		argv[n++] = (char *)*args;
-	argv[n] = NULL;
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		dup2(ofd, 1);
-		dup2(efd, 2);
-		if (comp_line != NULL) {
-			snprintf(point, sizeof(point), "%zu", strlen(comp_line));
-			setenv("COMP_LINE", comp_line, 1);
-			setenv("COMP_POINT", point, 1);
-		}
-		execv(exe, argv);
-		_exit(127);
-	}
-	r->status = cu_wait_child(srv, pid);
-	read_back(ofd, r->out, sizeof(r->out));
-	read_back(efd, r->err, sizeof(r->err));
-}
-
-#define HVCTL(r, ...) run_hvctl((r), NULL, (const char *const[]){__VA_ARGS__, NULL})
+#define HVCTL(r, ...) cu_hvctl((r), srv, path, NULL, (const char *const[]){__VA_ARGS__, NULL})
 
 static void
 assert_has(const char *text, const char *want)
@@ -190,7 +137,7 @@ assert_lacks(const char *text, const char *bad)
 
 /* Exit 1 and exactly one line on stderr, "hvctl: ..." holding want; nothing on stdout. */
 static void
-assert_error(const struct run *r, const char *want)
+assert_error(const struct cu_run *r, const char *want)
 {
 	size_t len = strlen(r->err);
 
@@ -203,7 +150,7 @@ assert_error(const struct run *r, const char *want)
 }
 
 static void
-assert_ok(const struct run *r)
+assert_ok(const struct cu_run *r)
 {
 	ck_assert_msg(r->status == 0, "exit %d: %s", r->status, r->err);
 	ck_assert_str_eq(r->err, "");
@@ -212,7 +159,7 @@ assert_ok(const struct run *r)
 /* A --watch interval is a number of seconds, not a port name. */
 START_TEST(watch_interval)
 {
-	struct run r;
+	struct cu_run r;
 
 	HVCTL(&r, "stats", "--watch", "0.001");
 	assert_error(&r, "stats: --watch: '0.001' is not 0.01..86400 seconds");
@@ -233,7 +180,7 @@ END_TEST
 /* Each sub-verb's --help is its own; "help VERB SUB" is the same text. */
 START_TEST(specific_help)
 {
-	static struct run a, b;
+	static struct cu_run a, b;
 
 	HVCTL(&a, "stats", "--help");
 	assert_ok(&a);
@@ -271,7 +218,7 @@ END_TEST
 /* --json after the verb, as after hvctl. */
 START_TEST(json_anywhere)
 {
-	struct run r;
+	struct cu_run r;
 	cJSON *j;
 
 	HVCTL(&r, "port", "list", "--json");
@@ -295,7 +242,7 @@ END_TEST
 /* STATE says a frontend is there; VLAN tells access, trunk and untagged apart. */
 START_TEST(port_list_columns)
 {
-	struct run r;
+	struct cu_run r;
 
 	HVCTL(&r, "port", "list");
 	assert_ok(&r);
@@ -310,7 +257,7 @@ END_TEST
 /* port show for people: within 100 columns, nested blocks, no JSON. */
 START_TEST(port_show_layout)
 {
-	struct run r;
+	struct cu_run r;
 	char *line, *save = NULL;
 	unsigned int lines = 0;
 
@@ -335,7 +282,7 @@ END_TEST
 /* stats clear and log set send their requests; a bad level never leaves hvctl. */
 START_TEST(admin_verbs)
 {
-	struct run r;
+	struct cu_run r;
 
 	HVCTL(&r, "stats", "clear", "vm1");
 	assert_ok(&r);
@@ -371,10 +318,10 @@ START_TEST(completion)
 		{"hvctl guest ", "start\n"},   {"hvctl guest start g --mem", "--memory\n"},
 		{"hvctl help port ", "del\n"},
 	};
-	struct run r;
+	struct cu_run r;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		run_hvctl(&r, cases[i].line, (const char *const[]){NULL});
+		cu_hvctl(&r, srv, path, cases[i].line, (const char *const[]){NULL});
 		assert_ok(&r);
 		ck_assert_msg(strstr(r.out, cases[i].want) != NULL, "'%s': offered '%s'",
 			      cases[i].line, r.out);

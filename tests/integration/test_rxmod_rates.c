@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Interrupt moderation across frame rates, CI size (the full sweep is
+ * tests/perf/bench_rxmod_vu.sh): the hvswitch daemon between a virtio-user
+ * guest A that sends a paced stream and a virtio-user sink B in interrupt
+ * mode (vu_irq_sink.h), on A's CPU at real-time priority where allowed so
+ * that an interrupt wakes it at once, as a guest on a CPU of its own.
+ * rxmod=0 and rxmod=100 alternate run by run (0, 100, 0, 100, ...) so that
+ * this machine's changing speed hits both alike.
+ *
+ * The shape asserted, with margins for a loaded 2-CPU machine:
+ *  - a NAPI sink (interrupts off while it polls) takes no more interrupts
+ *    per frame with the window than without, at 20 000 and 100 000
+ *    frames/s: the window may only merge interrupts, never add one;
+ *  - a sink that re-arms after every frame (NAPI on a fast host) is held to
+ *    one interrupt per 100 µs window at 50 000 frames/s, where without the
+ *    window it takes more (when it got real-time priority);
+ *  - at the same throughput, and no frame waits for the sink's timeout.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "switch_harness.h"
+#include "vu_irq_sink.h"
+#include "vu_rate.h"
+
+#define PAIRS 3
+#define RUN_MS 400
+#define SIZE 200
+/* "no more than": 5 % and 2 interrupts per run of slack for this machine's noise */
+#define SLACK_PCT 5
+#define SLACK_IRQS 2
+
+static struct hvsw D;
+static struct guest A;
+static struct vu_sink B;
+
+static void
+setup(void)
+{
+	memset(&A, 0, sizeof(A));
+	memset(&B, 0, sizeof(B));
+	B.stop_fd = -1;
+	swh_reset();
+	hvsw_init(&D);
+}
+
+static void
+teardown(void)
+{
+	vu_sink_close(&B);
+	guest_close(&A);
+	hvsw_cleanup(&D);
+}
+
+static void
+start(enum vu_sink_mode mode)
+{
+	B.mode = mode;
+	B.fifo = true;
+	vu_pair_start(&D, &A, &B, "0", NULL);
+}
+
+/* Sums over the runs of one setting at one rate. */
+struct sums {
+	uint64_t sent, received, irqs;
+	double secs, sw_irqs, held, unwanted, suppressed;
+	/* the worst run: interrupts per 100 µs of its length, early releases aside */
+	double max_irqs_per_window;
+};
+
+static void
+add(struct sums *s, const struct vu_rate_run *r)
+{
+	s->sent += r->sent;
+	s->received += r->received;
+	s->irqs += r->irqs;
+	s->secs += r->secs;
+	s->sw_irqs += r->sw.irqs;
+	s->held += r->sw.held;
+	s->unwanted += r->sw.unwanted;
+	s->suppressed += r->sw.suppressed;
+	s->max_irqs_per_window = RTE_MAX(s->max_irqs_per_window,
+					 ((double)r->irqs - r->sw.early - 1) / (r->secs * 1e4));
+}
+
+/* PAIRS pairs of runs at @rate, rxmod 0 then 100, into @s[0] and @s[1]. */
+static void
+pairs(const char *mode, unsigned int rate, struct sums s[2])
+{
+	static const char *const settings[2] = {"0", "100"};
+
+	memset(s, 0, 2 * sizeof(*s));
+	for (unsigned int p = 0; p < PAIRS; p++) {
+		for (unsigned int k = 0; k < 2; k++) {
+			struct vu_rate_run r = {.rate = rate, .ms = RUN_MS, .size = SIZE};
+
+			vu_set_rxmod(&D, settings[k]);
+			vu_rate_run(&D, &A, &B, &r);
+			printf("%s rate %u rxmod %s: sent %" PRIu64 " received %" PRIu64
+			       " in %.3f s, %" PRIu64
+			       " interrupts (%.0f/s, switch %.0f), held %.0f, "
+			       "early %.0f, unwanted %.0f, suppressed %.0f, lost %" PRIu64 "\n",
+			       mode, rate, settings[k], r.sent, r.received, r.secs, r.irqs,
+			       (double)r.irqs / r.secs, r.sw.irqs, r.sw.held, r.sw.early,
+			       r.sw.unwanted, r.sw.suppressed, r.lost);
+			ck_assert_uint_eq(r.lost, 0);
+			add(&s[k], &r);
+		}
+	}
+}
+
+/* rxmod 100 took no more interrupts per frame than rxmod 0, and lost no more frames. */
+static void
+no_more(const char *mode, unsigned int rate, const struct sums s[2])
+{
+	double ipf0 = (double)s[0].irqs / (double)s[0].received;
+	double bound = (double)s[0].irqs * (100 + SLACK_PCT) / 100 * (double)s[1].received /
+			       (double)s[0].received +
+		       SLACK_IRQS * PAIRS;
+	double fps0 = (double)s[0].received / s[0].secs, fps1 = (double)s[1].received / s[1].secs;
+	double dlv0 = (double)s[0].received / (double)s[0].sent;
+	double dlv1 = (double)s[1].received / (double)s[1].sent;
+
+	printf("%s rate %u: interrupts per frame %.4f at rxmod 0, %.4f at 100 (%.2fx); "
+	       "frames/s %.0f and %.0f\n",
+	       mode, rate, ipf0, (double)s[1].irqs / (double)s[1].received,
+	       (double)s[1].irqs / (double)s[1].received / ipf0, fps0, fps1);
+	ck_assert_msg((double)s[1].irqs <= bound,
+		      "%s at %u frames/s: %" PRIu64 " interrupts at rxmod 100, %" PRIu64
+		      " at rxmod 0 (bound %.0f)",
+		      mode, rate, s[1].irqs, s[0].irqs, bound);
+	/*
+	 * The same throughput: every frame sent arrives, as without a window.
+	 * (How many the sender sends is this machine's business: it shares a
+	 * CPU with the sink and, in CI, with everything else.)
+	 */
+	ck_assert_msg(dlv1 >= dlv0 - 0.02,
+		      "%s at %u frames/s: %.3f of the frames arrived at rxmod 100, %.3f at 0", mode,
+		      rate, dlv1, dlv0);
+}
+
+/*
+ * A NAPI sink, whole streams: the window only merges interrupts, at rates
+ * where it binds. (That frames it polled owe none, the cause of windows
+ * that cost interrupts, is played step by step by
+ * polled_frames_owe_no_interrupt in test_rxmod.c: a sink this fast rarely
+ * has frames arrive while it polls.)
+ */
+START_TEST(napi_window_adds_no_interrupt)
+{
+	/* frames denser than the window (sparser ones are never held: noise only) */
+	static const unsigned int rates[] = {20000, 100000};
+
+	start(VU_SINK_NAPI);
+	for (unsigned int i = 0; i < RTE_DIM(rates); i++) {
+		struct sums s[2];
+
+		pairs("napi", rates[i], s);
+		no_more("napi", rates[i], s);
+	}
+}
+END_TEST
+
+/*
+ * A sink that re-arms after every frame: at 50 000 frames/s (a frame every
+ * 20 µs) the 100 µs window holds it to one interrupt per window (plus the
+ * one that opens the first, and those a half-full ring released early),
+ * never more than without the window; without
+ * it the sink takes more (checked only where it runs at real-time priority:
+ * at normal priority beside the spinning sender its wake-ups, not the
+ * switch, set its rate).
+ */
+START_TEST(frame_sink_held_to_window)
+{
+	struct sums s[2];
+	double ipf0, ipf1;
+
+	start(VU_SINK_FRAME);
+	pairs("frame", 50000, s);
+	ipf0 = (double)s[0].irqs / (double)s[0].received;
+	ipf1 = (double)s[1].irqs / (double)s[1].received;
+	printf("frame rate 50000: worst run %.2f interrupts per 100 us at rxmod 100; "
+	       "%.0f/s at rxmod 0, %.0f/s at 100; sink at %s priority\n",
+	       s[1].max_irqs_per_window, (double)s[0].irqs / s[0].secs,
+	       (double)s[1].irqs / s[1].secs, B.is_fifo ? "real-time" : "normal");
+	ck_assert_msg(s[1].max_irqs_per_window <= 1.0,
+		      "rxmod 100: %.2f interrupts per 100 us window", s[1].max_irqs_per_window);
+	if (B.is_fifo)
+		ck_assert_msg(
+			ipf0 >= 1.3 * ipf1,
+			"%.4f interrupts per frame at rxmod 0, %.4f at 100: the window did not bind",
+			ipf0, ipf1);
+	ck_assert(s[1].held > 0);
+	no_more("frame", 50000, s);
+}
+END_TEST
+
+static Suite *
+make_suite(void)
+{
+	Suite *s = suite_create("rxmod-rates");
+	TCase *t = tcase_create("rates");
+
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_set_timeout(t, 60);
+	tcase_add_test(t, napi_window_adds_no_interrupt);
+	tcase_add_test(t, frame_sink_held_to_window);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int
+main(int argc, char **argv)
+{
+	return swh_run_suite(make_suite, argc, argv);
+}
