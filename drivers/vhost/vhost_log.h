@@ -67,10 +67,14 @@ hv_log_gpa(const struct hv_log *log, uint64_t gpa, uint64_t len)
 		if (unlikely((page >> 3) >= log->size))
 			break;
 		b = &log->bits[page >> 3];
-		/* a page written again before the frontend took it: no locked instruction */
-		if (__atomic_load_n(b, __ATOMIC_RELAXED) & bit)
-			continue;
-		set += !(__atomic_fetch_or(b, bit, __ATOMIC_RELAXED) & bit);
+		/*
+		 * Always the locked read-modify-write, even when the bit looks set:
+		 * it is a full barrier, so the frontend, which clears a bit and then
+		 * copies the page, either sees our data store or still finds the bit
+		 * set. A plain load of a set bit may pass our store (store-load
+		 * reordering) and miss the frontend's clear: a page sent stale.
+		 */
+		set += !(__atomic_fetch_or(b, bit, __ATOMIC_SEQ_CST) & bit);
 	}
 	return set;
 }
