@@ -23,7 +23,9 @@
 #   always   the sink keeps interrupts on and has no EVENT_IDX (rxirq=always): the
 #            backend cannot tell which frames it took
 #   testpmd  the napi streams through hvswitch rxmod=0, rxmod=100 and testpmd
-#   rr       request/response (rr mode against a responder), RTT percentiles
+#   rr       request/response (rr mode against a responder), RTT percentiles; as
+#            root both guests' vCPUs run at real-time priority on CPU 0 (as in
+#            part cap), so that the RTT is the path's, not the host scheduler's
 #
 # Environment (defaults in brackets):
 #   RXMOD_RATES     stream rates, frames/s; 0 = as fast as it goes ["1000 20000 50000 100000 0"]
@@ -32,6 +34,8 @@
 #   RXMOD_SETTINGS  hvswitch settings of parts napi, frame, rr ["0 100 adaptive"]
 #   RXMOD_SIZE      frame size, bytes                         [200]
 #   RXMOD_RR_COUNT  transactions per rr run                   [3000]
+#   RXMOD_RR_WRAP   what part rr runs its guests under ["taskset -c 0 chrt -f 10" as
+#                   root, else "taskset -c 0"]
 #   HV_BENCH_TESTPMD testpmd binary                           [dpdk-testpmd]
 #
 # Prints a "RUN ..." line per run, then "SUMMARY ..." lines per part, rate and
@@ -58,6 +62,10 @@ npairs=${RXMOD_PAIRS:-3}
 settings=${RXMOD_SETTINGS:-0 100 adaptive}
 size=${RXMOD_SIZE:-200}
 rr_count=${RXMOD_RR_COUNT:-3000}
+if [ -z "${RXMOD_RR_WRAP+x}" ]; then
+	RXMOD_RR_WRAP="taskset -c 0"
+	chrt -f 10 true 2>/dev/null && RXMOD_RR_WRAP="taskset -c 0 chrt -f 10"
+fi
 results=$run/results
 
 note() { echo "# $*" >&2; }
@@ -118,9 +126,11 @@ EOF
 rr_run() {
 	local dut=$1 set=$2 pair=$3 tag pr pc
 	n_run=$((n_run + 1)); tag=r$n_run
-	guest "q$tag" vm0 "ip=10.0.0.1 mode=respond seconds=600 spin_us=0"; pr=$guest_pid
+	GUEST_WRAP=$RXMOD_RR_WRAP guest "q$tag" vm0 "ip=10.0.0.1 mode=respond seconds=600 spin_us=0"
+	pr=$guest_pid
 	wait_line "$run/q$tag.log" "respond: answering" 20 || fail "responder did not start"
-	guest "c$tag" vm1 "ip=10.0.0.2 peer=10.0.0.1 mode=rr count=$rr_count size=64 spin_us=0"
+	GUEST_WRAP=$RXMOD_RR_WRAP guest "c$tag" vm1 \
+		"ip=10.0.0.2 peer=10.0.0.1 mode=rr count=$rr_count size=64 spin_us=0"
 	pc=$guest_pid
 	wait_guest "$pc" || note "rr $tag exited with $?"
 	kill -TERM "$pr"; wait "$pr" 2>/dev/null
