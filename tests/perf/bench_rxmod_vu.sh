@@ -105,13 +105,20 @@ for (mode, rate, mod), rs in groups.items():
             v = med([ips(x) for x in rs])
             target("irqs_per_s<=10000", v <= 10000 + 1 / med([x["secs"] for x in rs]),
                    "%s value=%.0f" % (what, v))
-    # paced only: unthrottled, the sender sends bursts no sink could take one by one
+    # Without a window the re-arming sink follows the frame rate: paced only
+    # (unthrottled, the sender sends bursts no sink could take one by one), and
+    # not one per frame: a frame that comes while the sink, on the sender's CPU,
+    # still works on the previous one is polled and owes no interrupt
     if mod == "0" and mode == "frame" and int(rate) >= 50000:
         v = med([ips(x) / fps(x) for x in rs])
-        target("irqs_per_s>=0.9x_fps", v >= 0.9, "%s value=%.2f" % (what, v))
+        target("irqs_per_frame>=0.5", v >= 0.5, "%s value=%.2f" % (what, v))
+    # adaptive: never slower than the better of 0 and 100, and never more
+    # interrupts than no window; below 110 000 frames/s its window is smaller
+    # than 100 us by design (latency first), so its interrupts lie between
+    # the two (irqs_vs_best in its SUMMARY line)
     if mod == "adaptive":
-        target("irqs<=1.05x_best", med(vs_best) <= 1.05, "%s value=%.2f" % (what, med(vs_best)))
-        target("fps>=0.9x_best", med(tput_best) >= 0.9, "%s value=%.2f" % (what, med(tput_best)))
+        target("fps>=0.95x_best", med(tput_best) >= 0.95, "%s value=%.2f" % (what, med(tput_best)))
+        target("irqs<=1.05x_rxmod0", med(ratio) <= 1.05, "%s value=%.2f" % (what, med(ratio)))
     if sum(x["lost"] for x in rs):
         target("no_lost_wakeup", False, "%s value=%d" % (what, sum(x["lost"] for x in rs)))
 for t in targets:
