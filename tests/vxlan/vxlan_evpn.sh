@@ -255,6 +255,13 @@ sys.exit(sorted(x["ip"] for x in r if x["flood"] or x["mirror_flood"]) != sorted
 PY
 }
 check "vx0 floods to VTEP B only (its type-3 route, through the mirror)" wait_for 30 flood_is 192.168.77.3
+resolved() { # vx0's remote VTEPs have their next hop (hvswitch's own ARP): no flood is lost
+	vx0_json && python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["vxlan"]["remotes"]
+sys.exit(not (r and all(x["next_hop_mac"] for x in r)))' "$run/vx0.json"
+}
+wait_for 20 resolved || fail "vx0 did not resolve VTEP B's address"
 
 echo "--- captures: the underlay at both VTEPs, what the guests and the host sent"
 # not through a function: $! must be the capture itself, to be stopped by PID
@@ -372,12 +379,18 @@ check "the push port keeps only guest b's MAC" wait_for 10 pushed "$gm1"
 echo "--- MAC move back: host H takes its own MAC again, guest a returns with $gm0"
 nsx "$nsh" ip link set eth0 address "$mac_h"
 nsx "$nsh" ip neigh flush dev eth0
+fdb_moved() { hvctl_sw --json stats | python3 -c 'import json, sys; print(json.load(sys.stdin)["fdb"]["moved"])'; }
+moved_before=$(fdb_moved)
 guest a vm0 "$gm0" "ip=10.0.0.1 mode=respond seconds=280"
 wait_for 20 port_up vm0 || fail "guest a did not come back"
 # guest a answers H's ARP: hvswitch learns $gm0 on vm0 (a move from vx0), pushes it
 wait_for 30 hping /dev/null -c 1 -W 1 10.0.0.1 || fail "host H did not reach guest a again"
 back=(2,$gm0,192.168.77.1 !2,$gm0,192.168.77.3)
-check "hvswitch has $gm0 on vm0 again (moved from behind vx0)" wait_for 10 fdb_has "$gm0" vm0 -
+check "hvswitch has $gm0 on vm0 again" wait_for 10 fdb_has "$gm0" vm0 -
+# moved by guest a's first frame, not deleted when B withdrew it (B's bridge learns too)
+moved_after=$(fdb_moved)
+check "hvswitch moved $gm0 from vx0 to vm0 itself (fdb moved $moved_before -> $moved_after)" \
+	test "$moved_after" -gt "$moved_before"
 check "A's table: $gm0 behind .1 again, B's route withdrawn" wait_routes 30 a "${back[@]}"
 check "B's table: $gm0 behind .1 again" wait_routes 30 b "${back[@]}"
 check "the push port has both guests' MACs again" wait_for 10 pushed "$gm0" "$gm1"
