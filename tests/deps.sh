@@ -11,7 +11,7 @@ packages=(
 	iperf3 ethtool strace
 	libsystemd-dev systemd libvirt-clients
 	linux-source-6.1 bc flex bison libelf-dev make acpica-tools groff-base
-	libmicrohttpd-dev prometheus curl iproute2 iputils-ping tcpdump tshark
+	libmicrohttpd-dev prometheus curl iproute2 iputils-ping tcpdump tshark frr
 )
 missing=()
 for p in "${packages[@]}"; do

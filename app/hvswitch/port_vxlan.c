@@ -36,7 +36,7 @@ vx_conf_c(const struct sw_port_conf *c)
 }
 
 static const int vx_keys[] = {HV_CTL_K_VNI,    HV_CTL_K_LOCAL,  HV_CTL_K_UPLINK, HV_CTL_K_DSTPORT,
-			      HV_CTL_K_REMOTE, HV_CTL_K_MIRROR, HV_CTL_K__MAX};
+			      HV_CTL_K_REMOTE, HV_CTL_K_MIRROR, HV_CTL_K_PUSH,   HV_CTL_K__MAX};
 
 static void
 ip_str(rte_be32_t ip, char *buf, size_t len)
@@ -122,6 +122,8 @@ vx_conf_parse(const struct hv_ctl_vals *v, const char *cmd, struct sw_port_conf 
 	/* the table's length fits (15) */
 	if (v->v[HV_CTL_K_MIRROR].set)
 		snprintf(vc->mirror, sizeof(vc->mirror), "%s", v->v[HV_CTL_K_MIRROR].s);
+	if (v->v[HV_CTL_K_PUSH].set)
+		snprintf(vc->push, sizeof(vc->push), "%s", v->v[HV_CTL_K_PUSH].s);
 	return 0;
 }
 
@@ -154,6 +156,8 @@ vx_conf_json(const struct sw_port_conf *c, cJSON *o)
 	cJSON_AddStringToObject(o, HV_CTL_KEY(REMOTE), list);
 	if (vc->mirror[0] != '\0')
 		cJSON_AddStringToObject(o, HV_CTL_KEY(MIRROR), vc->mirror);
+	if (vc->push[0] != '\0')
+		cJSON_AddStringToObject(o, HV_CTL_KEY(PUSH), vc->push);
 }
 
 static bool
@@ -186,6 +190,12 @@ vx_conf_check(struct sw_port_conf *c, char *err, size_t errlen)
 				 HV_CTL_KEY(REMOTE));
 			return -1;
 		}
+	}
+	/* the pushed MACs are told apart from the remote ones by the mirror's socket */
+	if (vc->push[0] != '\0' && (vc->mirror[0] == '\0' || !strcmp(vc->push, vc->mirror))) {
+		snprintf(err, errlen, "port %s: '%s' needs '%s', a netdev other than '%s'", c->name,
+			 HV_CTL_KEY(PUSH), HV_CTL_KEY(MIRROR), HV_CTL_KEY(MIRROR));
+		return -1;
 	}
 	up = sw_port_find(vc->uplink);
 	if (up == NULL || is_vxlan(up) || up->ops->link_info == NULL) {
@@ -371,6 +381,7 @@ static void
 vx_free(struct sw_vx *vx)
 {
 	vx_mirror_close(vx);
+	vx_push_close(vx);
 	rte_ring_free(vx->learn);
 	rte_free(vx->remotes);
 	rte_free(vx->flood);
@@ -393,7 +404,7 @@ vx_open(struct sw_port *p, char *err, size_t errlen)
 	}
 	vx = rte_zmalloc("sw_vx", sizeof(*vx), RTE_CACHE_LINE_SIZE);
 	if (vx != NULL)
-		vx->nl_fd = -1;
+		vx->nl_fd = vx->push_fd = -1;
 	if (vx != NULL)
 		vx->remotes = rte_zmalloc("sw_vx_remotes", sizeof(*vx->remotes) * VX_MAX_REMOTES,
 					  RTE_CACHE_LINE_SIZE);
@@ -424,7 +435,9 @@ vx_open(struct sw_port *p, char *err, size_t errlen)
 	/* its TX only encapsulates; the uplink's own TX lock covers the sends */
 	p->txq_shared = false;
 	remotes_apply(vx, vc);
-	if (vc->mirror[0] != '\0' && vx_mirror_open(vx, vc->mirror, err, errlen) != 0) {
+	/* before the mirror's dump, which tells what an earlier run pushed */
+	if ((vc->push[0] != '\0' && vx_push_open(vx, vc->push, err, errlen) != 0) ||
+	    (vc->mirror[0] != '\0' && vx_mirror_open(vx, vc->mirror, err, errlen) != 0)) {
 		p->priv = NULL;
 		vx_free(vx);
 		return -1;
@@ -441,6 +454,9 @@ vx_close(struct sw_port *p)
 	struct sw_vx *vx = p->priv;
 
 	demux_publish(vx->uplink, NULL, p);
+	/* a port deleted withdraws its MACs; at shutdown they stay for the next run */
+	if (!sw.dp.stop)
+		vx_push_withdraw(vx);
 	vx_free(vx);
 	p->priv = NULL;
 }
@@ -494,6 +510,8 @@ vx_poll(void)
 		}
 		if (vx->nl_fd >= 0)
 			vx_mirror_poll(vx);
+		if (vx->push_fd >= 0)
+			vx_push_poll(vx);
 		while (rte_ring_sc_dequeue(vx->learn, &obj) == 0) {
 			rte_be32_t ip = rte_cpu_to_be_32((uint32_t)(uintptr_t)obj);
 			char s[INET_ADDRSTRLEN];
@@ -544,6 +562,8 @@ vx_describe(const struct sw_port *p, cJSON *obj)
 #undef VX_X
 	cJSON_AddNumberToObject(o, "learn_refused", (double)vx->learn_refused);
 	cJSON_AddNumberToObject(o, "mirror_refused", (double)vx->mirror_refused);
+	if (vx->push_fd >= 0)
+		vx_push_describe(vx, o);
 	{
 		cJSON *uo = cJSON_AddObjectToObject(o, "uplinks");
 

@@ -48,6 +48,7 @@ struct sw_vx_conf {
 	char uplink[SW_NAME_MAX];
 	rte_be32_t remotes[VX_MAX_CONF_REMOTES];
 	char mirror[16]; /* a kernel vxlan netdev whose FDB the port follows; "": none */
+	char push[16];   /* a port of the mirror's bridge the local MACs go to; "": none */
 };
 
 /* Per PMD, per remote VTEP (written by that PMD only). */
@@ -113,6 +114,10 @@ struct sw_vx {
 	int nl_fd;              /* the mirror's netlink socket, -1: none */
 	int mirror_ifindex;
 	uint64_t mirror_refused; /* mirror entries not installed (no room) */
+	uint64_t mirror_events;  /* neighbour messages of the mirror's bridge seen */
+	int push_fd;             /* netlink socket for the pushed MACs, -1: none */
+	int push_ifindex;
+	struct vx_push *push; /* what was pushed (vxlan_push.c) */
 	struct vx_pmd_cnt cnt[SW_MAX_PMDS];
 };
 
@@ -157,6 +162,16 @@ int vx_mirror_open(struct sw_vx *vx, const char *ifname, char *err, size_t errle
 /* Apply what changed in the mirror's FDB (never blocks). */
 void vx_mirror_poll(struct sw_vx *vx);
 void vx_mirror_close(struct sw_vx *vx);
+/* Push the MACs learned on the tunnel's VLAN to bridge port @ifname. 0, or -1 with @err. */
+int vx_push_open(struct sw_vx *vx, const char *ifname, char *err, size_t errlen);
+/* The mirror saw neighbour @mac of the push port added (@add) or deleted. */
+void vx_push_neigh(struct sw_vx *vx, bool add, const struct rte_ether_addr *mac, uint8_t flags);
+/* Bring the push port's entries in line with the FDB (when it changed; never blocks). */
+void vx_push_poll(struct sw_vx *vx);
+/* Delete every pushed entry (the port goes). */
+void vx_push_withdraw(struct sw_vx *vx);
+void vx_push_describe(const struct sw_vx *vx, cJSON *o);
+void vx_push_close(struct sw_vx *vx);
 
 /* ---- data path (vxlan_dp.c) ---- */
 /* Set by the control thread: PMD 0 sends ARP requests for unresolved remote VTEPs. */

@@ -3,9 +3,12 @@
  * A tunnel port following the FDB of a Linux vxlan netdev (its "mirror",
  * doc/vxlan.rst): what an external control plane (FRR's zebra for BGP
  * EVPN, or an operator with `bridge fdb`) installs there is installed in
- * hvswitch. A MAC with a destination becomes a static FDB entry behind that
- * remote VTEP; the all-zeros MAC's destinations are the flood list.
+ * hvswitch. A MAC with a destination becomes an FDB entry behind that
+ * remote VTEP (hv_fdb_set_remote(): never aged, moved only by a frame on a
+ * local port, a MAC move); the all-zeros MAC's destinations are the flood
+ * list.
  * rtnetlink, AF_BRIDGE neighbours: one dump at open, then the changes.
+ * The same messages about the push port (vxlan_push.c) go there.
  * Control thread, never blocking (the socket is non-blocking).
  */
 #include <errno.h>
@@ -79,8 +82,10 @@ neigh(struct sw_vx *vx, const struct nlmsghdr *nh)
 
 	if ((nh->nlmsg_type != RTM_NEWNEIGH && nh->nlmsg_type != RTM_DELNEIGH) ||
 	    nh->nlmsg_len < NLMSG_LENGTH(sizeof(*ndm)) || ndm->ndm_family != AF_BRIDGE ||
-	    ndm->ndm_ifindex != vx->mirror_ifindex)
+	    (ndm->ndm_ifindex != vx->mirror_ifindex &&
+	     (vx->push_fd < 0 || ndm->ndm_ifindex != vx->push_ifindex)))
 		return false;
+	vx->mirror_events++;
 	len = (int)(nh->nlmsg_len - NLMSG_LENGTH(sizeof(*ndm)));
 	for (a = (const struct rtattr *)((const char *)ndm + NLMSG_ALIGN(sizeof(*ndm)));
 	     RTA_OK(a, len); a = RTA_NEXT(a, len)) {
@@ -91,6 +96,12 @@ neigh(struct sw_vx *vx, const struct nlmsghdr *nh)
 			memcpy(&ip, RTA_DATA(a), sizeof(ip));
 			have_ip = true;
 		}
+	}
+	if (ndm->ndm_ifindex != vx->mirror_ifindex) {
+		/* the push port: what an earlier run pushed, or an entry that went */
+		if (have_mac && rte_is_unicast_ether_addr(&key.mac))
+			vx_push_neigh(vx, add, &key.mac, ndm->ndm_flags);
+		return false;
 	}
 	/* IPv4 remotes only (an IPv6 destination has another length) */
 	if (!have_mac || !have_ip || ip == 0 || ip == vx->local)
@@ -115,7 +126,7 @@ neigh(struct sw_vx *vx, const struct nlmsghdr *nh)
 		return false;
 	}
 	ri = vx_remote_add(vx, ip, false, false);
-	if (ri < 0 || hv_fdb_set_static(sw.fdb, &key, vx->port->idx, (uint16_t)(ri + 1)) != 0) {
+	if (ri < 0 || hv_fdb_set_remote(sw.fdb, &key, vx->port->idx, (uint16_t)(ri + 1)) != 0) {
 		vx->mirror_refused++;
 		return false;
 	}

@@ -76,6 +76,10 @@ static const struct hv_ctl_key_def keys[HV_CTL_K__MAX] = {
 	[HV_CTL_K_MIRROR] = {"mirror", HV_CTL_T_STR, 1, 15, 0, NULL, "NETDEV",
 			     "vxlan: a Linux vxlan device whose FDB (remote MACs, flood "
 			     "entries) the port follows, e.g. as FRR's zebra programs it"},
+	[HV_CTL_K_PUSH] = {"push", HV_CTL_T_STR, 1, 15, 0, NULL, "NETDEV",
+			   "vxlan, with mirror: a port of the mirror's bridge where the MACs "
+			   "learned on the tunnel's VLAN are pushed (extern_learn) for zebra "
+			   "to advertise"},
 	[HV_CTL_K_PORT] = {"port", HV_CTL_T_STR, 1, HV_CTL_NAME_MAX, 0, NULL, "NAME",
 			   "only this port"},
 	[HV_CTL_K_LOGTYPE] = {"logtype", HV_CTL_T_STR, 1, 64, 0, NULL, "TYPE",
@@ -124,11 +128,11 @@ static const struct hv_ctl_cmd_def cmds[HV_CTL_C__MAX] = {
 	[HV_CTL_C_PORT_ADD] = {"port.add",
 			       HV_CTL_WRITE,
 			       "create a port",
-			       19,
-			       {POS(NAME), P(TYPE), P(SOCKET), P(MODE), P(QUEUES), P(VLAN),
-				P(TRUNK), P(DEVARGS), P(PMD), P(FEATURES), P(RXMOD), P(OWNER),
-				P(PERM), P(VNI), P(LOCAL), P(UPLINK), P(DSTPORT), P(REMOTE),
-				P(MIRROR)},
+			       20,
+			       {POS(NAME), P(TYPE),    P(SOCKET),  P(MODE),   P(QUEUES),
+				P(VLAN),   P(TRUNK),   P(DEVARGS), P(PMD),    P(FEATURES),
+				P(RXMOD),  P(OWNER),   P(PERM),    P(VNI),    P(LOCAL),
+				P(UPLINK), P(DSTPORT), P(REMOTE),  P(MIRROR), P(PUSH)},
 			       HV_CTL_SVC_SWITCH},
 	[HV_CTL_C_PORT_DEL] =
 		{"port.del", HV_CTL_WRITE, "delete a port", 1, {POS(NAME)}, HV_CTL_SVC_SWITCH},

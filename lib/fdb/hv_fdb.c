@@ -105,6 +105,8 @@ struct hv_fdb {
 
 /* last_seen_ms of an entry a control plane installed: never aged, never moved by learning */
 #define STATIC_MS UINT64_MAX
+/* ... never aged, but a frame from its MAC on another port moves it (hv_fdb_set_remote()) */
+#define REMOTE_MS (UINT64_MAX - 1)
 
 /* Keys are 8 bytes: one load each, not memcmp (rte_hash's default for this size). */
 static int
@@ -438,7 +440,8 @@ learn_one(struct hv_fdb *fdb, const struct learn_req *r)
 		uint16_t old = data_port(data);
 
 		slot = data_slot(data);
-		if (fdb->last_seen_ms[slot] == STATIC_MS) {
+		if (fdb->last_seen_ms[slot] == STATIC_MS ||
+		    (fdb->last_seen_ms[slot] == REMOTE_MS && old == r->port)) {
 			/* a control plane's entry: what a frame says does not move it */
 			fdb->stats.static_kept++;
 			return;
@@ -458,6 +461,9 @@ learn_one(struct hv_fdb *fdb, const struct learn_req *r)
 			}
 			fdb->stats.moved++;
 		}
+		/* a remote entry moved here is a learned one from now on */
+		if (fdb->last_seen_ms[slot] == REMOTE_MS)
+			fdb->last_seen_ms[slot] = r->now_ms;
 		if (r->now_ms > fdb->last_seen_ms[slot])
 			fdb->last_seen_ms[slot] = r->now_ms;
 		return;
@@ -483,8 +489,8 @@ learn_one(struct hv_fdb *fdb, const struct learn_req *r)
 	fdb->stats.learned++;
 }
 
-int
-hv_fdb_set_static(struct hv_fdb *fdb, const struct hv_fdb_key *key, uint16_t port, uint16_t tag)
+static int
+set_cp(struct hv_fdb *fdb, const struct hv_fdb_key *key, uint16_t port, uint16_t tag, uint64_t mark)
 {
 	uint32_t slot;
 	void *data;
@@ -499,13 +505,13 @@ hv_fdb_set_static(struct hv_fdb *fdb, const struct hv_fdb_key *key, uint16_t por
 			per_port_add(fdb, data_port(data), -1);
 			per_port_add(fdb, port, 1);
 		}
-		fdb->last_seen_ms[slot] = STATIC_MS;
+		fdb->last_seen_ms[slot] = mark;
 		return 0;
 	}
 	slot = slot_alloc(fdb);
 	if (slot == UINT32_MAX)
 		return -ENOSPC;
-	fdb->last_seen_ms[slot] = STATIC_MS;
+	fdb->last_seen_ms[slot] = mark;
 	__atomic_store_n(&fdb->seen[slot], 0, __ATOMIC_RELAXED);
 	if (rte_hash_add_key_data(fdb->h, key, data_make(slot, port, tag)) != 0) {
 		fdb->free_slots[fdb->n_free++] = slot;
@@ -516,12 +522,24 @@ hv_fdb_set_static(struct hv_fdb *fdb, const struct hv_fdb_key *key, uint16_t por
 }
 
 int
+hv_fdb_set_static(struct hv_fdb *fdb, const struct hv_fdb_key *key, uint16_t port, uint16_t tag)
+{
+	return set_cp(fdb, key, port, tag, STATIC_MS);
+}
+
+int
+hv_fdb_set_remote(struct hv_fdb *fdb, const struct hv_fdb_key *key, uint16_t port, uint16_t tag)
+{
+	return set_cp(fdb, key, port, tag, REMOTE_MS);
+}
+
+int
 hv_fdb_del_static(struct hv_fdb *fdb, const struct hv_fdb_key *key)
 {
 	void *data;
 
 	if (rte_hash_lookup_data(fdb->h, key, &data) < 0 ||
-	    fdb->last_seen_ms[data_slot(data)] != STATIC_MS)
+	    fdb->last_seen_ms[data_slot(data)] < REMOTE_MS)
 		return -ENOENT;
 	if (rte_hash_del_key(fdb->h, key) < 0)
 		return -ENOENT;
@@ -581,7 +599,7 @@ is_stale(struct hv_fdb *fdb, const void *data, uint64_t now_ms)
 	    now_ms > fdb->last_seen_ms[slot])
 		fdb->last_seen_ms[slot] = now_ms;
 	seen = fdb->last_seen_ms[slot];
-	return seen != STATIC_MS && now_ms > seen && now_ms - seen > fdb->age_ms;
+	return seen < REMOTE_MS && now_ms > seen && now_ms - seen > fdb->age_ms;
 }
 
 unsigned int
@@ -641,7 +659,7 @@ hv_fdb_walk(const struct hv_fdb *fdb, int (*fn)(const struct hv_fdb_entry *e, vo
 			.last_seen_ms = fdb->last_seen_ms[data_slot(data)],
 		};
 
-		e.is_static = e.last_seen_ms == STATIC_MS;
+		e.is_static = e.last_seen_ms >= REMOTE_MS;
 		if (e.is_static)
 			e.last_seen_ms = 0;
 

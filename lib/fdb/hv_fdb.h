@@ -128,6 +128,15 @@ unsigned int hv_fdb_apply(struct hv_fdb *fdb);
 int
 hv_fdb_set_static(struct hv_fdb *fdb, const struct hv_fdb_key *key, uint16_t port, uint16_t tag);
 
+/**
+ * Control thread: as hv_fdb_set_static(), but a frame from the MAC on
+ * another port moves it there as a learned entry (a MAC that moved from a
+ * remote VTEP to a local port, as EVPN's MAC mobility has it); frames on
+ * @port itself do not change it. hv_fdb_del_static() removes it.
+ */
+int
+hv_fdb_set_remote(struct hv_fdb *fdb, const struct hv_fdb_key *key, uint16_t port, uint16_t tag);
+
 /** Control thread: remove the static entry of @key. 0, or -ENOENT (none, or not static). */
 int hv_fdb_del_static(struct hv_fdb *fdb, const struct hv_fdb_key *key);
 
@@ -148,7 +157,8 @@ struct hv_fdb_entry {
 	struct hv_fdb_key key;
 	uint16_t port;
 	uint16_t tag;          /**< as learned (hv_fdb_learn_bulk_tag()), else 0 */
-	bool is_static;        /**< installed by hv_fdb_set_static() (last_seen_ms 0) */
+	bool is_static;        /**< installed by hv_fdb_set_static() or hv_fdb_set_remote()
+				    (last_seen_ms 0) */
 	uint64_t last_seen_ms; /**< as of the last hv_fdb_age() (a sighting since then is
 				    dated by the next one) */
 };

@@ -198,6 +198,13 @@ START_TEST(tags_follow_moves)
 }
 END_TEST
 
+static int
+first_entry(const struct hv_fdb_entry *e, void *arg)
+{
+	*(struct hv_fdb_entry *)arg = *e;
+	return 1;
+}
+
 /* A control plane's entry: not aged, not moved by frames, removed only by it. */
 START_TEST(static_entries)
 {
@@ -227,6 +234,44 @@ START_TEST(static_entries)
 	ck_assert_int_eq(hv_fdb_del_static(fdb, &k), 0);
 	ck_assert_uint_eq(lookup(21, 0), HV_FDB_PORT_NONE);
 	ck_assert_uint_eq(hv_fdb_count(fdb, 4), 0);
+}
+END_TEST
+
+/* A remote entry (EVPN): not aged, kept against its own port's frames, moved by another's. */
+START_TEST(remote_entries)
+{
+	struct hv_fdb_key k = key(31, 0);
+	struct hv_fdb_entry e;
+	struct hv_fdb_stats st;
+	uint16_t tag = 0;
+
+	ck_assert_int_eq(hv_fdb_set_remote(fdb, &k, 4, 3), 0);
+	/* long idle: still there; a frame on its port from another VTEP: the control plane's wins */
+	hv_fdb_age(fdb, 1000000);
+	learn_tag(31, 4, 5, 1000001);
+	hv_fdb_apply(fdb);
+	ck_assert_uint_eq(lookup_tag(31, &tag), 4);
+	ck_assert_uint_eq(tag, 3);
+	hv_fdb_get_stats(fdb, &st);
+	ck_assert_uint_eq(st.static_kept, 1);
+	ck_assert_uint_eq(st.moved, 0);
+	/* the MAC shows up on a local port: a move, learned (and aged) from then on */
+	learn(31, 0, 2, 1000002);
+	hv_fdb_apply(fdb);
+	ck_assert_uint_eq(lookup(31, 0), 2);
+	hv_fdb_get_stats(fdb, &st);
+	ck_assert_uint_eq(st.moved, 1);
+	ck_assert_uint_eq(hv_fdb_count(fdb, 4), 0);
+	ck_assert_uint_eq(hv_fdb_count(fdb, 2), 1);
+	ck_assert_int_eq(hv_fdb_walk(fdb, first_entry, &e), 1);
+	ck_assert(!e.is_static);
+	ck_assert_int_eq(hv_fdb_del_static(fdb, &k), -ENOENT);
+	hv_fdb_age(fdb, 1000002 + 1001);
+	ck_assert_uint_eq(lookup(31, 0), HV_FDB_PORT_NONE);
+	/* and one the control plane deletes goes */
+	ck_assert_int_eq(hv_fdb_set_remote(fdb, &k, 4, 3), 0);
+	ck_assert_int_eq(hv_fdb_del_static(fdb, &k), 0);
+	ck_assert_uint_eq(lookup(31, 0), HV_FDB_PORT_NONE);
 }
 END_TEST
 
@@ -571,6 +616,7 @@ suite(void)
 	tcase_add_test(t, mac_moves);
 	tcase_add_test(t, tags_follow_moves);
 	tcase_add_test(t, static_entries);
+	tcase_add_test(t, remote_entries);
 	tcase_add_test(t, vlans_are_separate);
 	tcase_add_test(t, per_port_limit);
 	tcase_add_test(t, ageing);

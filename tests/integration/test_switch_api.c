@@ -188,12 +188,13 @@ START_TEST(config_port_keys)
 	n = fread(log, 1, sizeof(log) - 1, f);
 	fclose(f);
 	log[n] = '\0';
-	ck_assert_msg(strstr(log,
-			     ": ports[0] (vm0): unknown argument 'mac_limit' (valid: name, type, "
-			     "socket, mode, queues, vlan, trunk, devargs, pmd, features, "
-			     "rxmod, owner, perm, vni, local, uplink, dstport, remote, mirror)") !=
-			      NULL,
-		      "%s", log);
+	ck_assert_msg(
+		strstr(log,
+		       ": ports[0] (vm0): unknown argument 'mac_limit' (valid: name, type, "
+		       "socket, mode, queues, vlan, trunk, devargs, pmd, features, "
+		       "rxmod, owner, perm, vni, local, uplink, dstport, remote, mirror, push)") !=
+			NULL,
+		"%s", log);
 }
 END_TEST
 

@@ -171,7 +171,7 @@ START_TEST(unknown_key_lists_valid)
 	ck_assert_str_eq(
 		err, "config port: unknown argument 'colour' (valid: name, type, socket, "
 		     "mode, queues, vlan, trunk, devargs, pmd, features, rxmod, owner, perm, vni, "
-		     "local, uplink, dstport, remote, mirror)");
+		     "local, uplink, dstport, remote, mirror, push)");
 	cJSON_Delete(a);
 
 	{
