@@ -68,6 +68,12 @@ fail() {
 	exit 1
 }
 passed=0
+# ping_logged LOG NETNS ARGS...: ping from NETNS, its output into LOG (not check's)
+ping_logged() {
+	local log=$1 ns=$2
+	shift 2
+	nsx "$ns" ping -q "$@" >"$log" 2>&1
+}
 check() { # name, then the command
 	local name=$1
 	shift
@@ -178,7 +184,7 @@ check "guest b pinged host A (10.0.0.11) through the tunnel, 0 % loss" \
 for h in a b; do
 	for g in 10.0.0.1 10.0.0.2; do
 		check "host $h pings $g with 0 % loss" \
-			nsx "hvxh$h$id" ping -q -c 5 -i 0.2 -W 2 "$g" >"$run/ping-$h-$g.log"
+			ping_logged "$run/ping-$h-$g.log" "hvxh$h$id" -c 5 -i 0.2 -W 2 "$g"
 	done
 done
 
@@ -380,7 +386,7 @@ sys.exit(not (r and all(x["next_hop_mac"] for x in r)))'
 }
 check "vx0 resolved its remote VTEPs again after the restart" wait_for 20 resolved
 check "host A pings guest a after the restart, 0 % loss" \
-	nsx "hvxha$id" ping -q -c 5 -i 0.2 -W 2 10.0.0.1 >"$run/ping-restart.log"
+	ping_logged "$run/ping-restart.log" "hvxha$id" -c 5 -i 0.2 -W 2 10.0.0.1
 stop_pids
 stop_switch
 ! grep -qE 'Sanitizer|runtime error' "$run/switch.log" || fail "sanitizer report in the switch's log"
