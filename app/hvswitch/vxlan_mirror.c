@@ -39,7 +39,7 @@ vx_mirror_open(struct sw_vx *vx, const char *ifname, char *err, size_t errlen)
 		       .nlmsg_seq = 1},
 		.ndm = {.ndm_family = AF_BRIDGE},
 	};
-	int fd;
+	int fd, rcvbuf = 8 << 20;
 
 	vx->mirror_ifindex = (int)if_nametoindex(ifname);
 	if (vx->mirror_ifindex == 0) {
@@ -48,6 +48,13 @@ vx_mirror_open(struct sw_vx *vx, const char *ifname, char *err, size_t errlen)
 		return -1;
 	}
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_ROUTE);
+	/*
+	 * Room for a control plane's burst (a BGP session coming up installs a
+	 * whole table at once) between two polls: beyond rmem_max where we may
+	 * (CAP_NET_ADMIN), else as much as rmem_max allows. An overrun is logged.
+	 */
+	if (fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) != 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	/* subscribed before the dump: no change falls between the two */
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
 	    send(fd, &req, req.nh.nlmsg_len, 0) < 0) {
