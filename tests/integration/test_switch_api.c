@@ -209,6 +209,24 @@ refused(const char *cmd, const char *args, const char *want)
 }
 
 /*
+ * port.list without what the running switch adds to the configuration
+ * (state, and the MACs learned: a net_null port receives frames of
+ * whatever its mbufs held, so it learns at its own pace).
+ */
+static cJSON *
+port_config(void)
+{
+	cJSON *ports = hvsw_ok(&D, "port.list", NULL), *p;
+
+	cJSON_ArrayForEach(p, ports)
+	{
+		cJSON_DeleteItemFromObjectCaseSensitive(p, "state");
+		cJSON_DeleteItemFromObjectCaseSensitive(p, "macs");
+	}
+	return ports;
+}
+
+/*
  * Each type's keys are its own (port.add, port.set), and its configuration
  * survives a save and a restart key for key.
  */
@@ -247,10 +265,10 @@ START_TEST(type_keys)
 			     "\t\t\t\"queues\":\t1,\n\t\t\t\"vlan\":\t7"));
 	ck_assert(config_has("\"mode\":\t\"server\",\n\t\t\t\"features\":\t\"mrg_rxbuf,event_idx\","
 			     "\n\t\t\t\"rxmod\":\t\"0,1:30\",\n\t\t\t\"queues\":\t2"));
-	before = hvsw_ok(&D, "port.list", NULL);
+	before = port_config();
 	ck_assert_int_eq(hvsw_stop(&D), 0);
 	ck_assert_int_eq(hvsw_start(&D, NULL), 0);
-	after = hvsw_ok(&D, "port.list", NULL);
+	after = port_config();
 	ck_assert_msg(cJSON_Compare(before, after, true), "%s\n%s", cJSON_Print(before),
 		      cJSON_Print(after));
 	cJSON_Delete(before);
