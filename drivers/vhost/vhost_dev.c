@@ -247,6 +247,13 @@ vring_try_start(struct hv_vhost_port *port, struct hv_vring *vr)
 		vhost_packed_start(port, vr);
 		return;
 	}
+	/* a size taken while the packed layout was negotiated may not fit a split ring */
+	if ((vr->size & (vr->size - 1)) != 0) {
+		HV_LOG_RL(&port->ctl_rl, WARNING,
+			  "vhost %s: vring %ld of %u slots is no split ring, not started",
+			  port->name, (long)(vr - port->vr), vr->size);
+		return;
+	}
 	vr->desc = hv_mem_uva(&port->mem, vr->desc_ua, sizeof(struct vring_desc) * vr->size);
 	vr->avail = hv_mem_uva(&port->mem, vr->avail_ua, avail_bytes(vr->size));
 	vr->used = hv_mem_uva(&port->mem, vr->used_ua, used_bytes(vr->size));

@@ -349,6 +349,36 @@ START_TEST(ring_enabled_without_protocol_features)
 }
 END_TEST
 
+/* A ring size valid only for the packed layout does not survive a switch to the split one. */
+START_TEST(ring_layout_follows_features)
+{
+	const uint64_t split = (HV_VHOST_FEATURES_DEFAULT & ~HV_VHOST_F_RING_PACKED) |
+			       RTE_BIT64(VHOST_USER_F_PROTOCOL_FEATURES);
+	struct hv_vring *vr = &port->vr[0];
+	int mfd;
+
+	ring_setup(&mfd);
+	close(mfd);
+	ck_assert_int_eq(send_state(VHOST_USER_SET_VRING_ENABLE, 0, 1), 0);
+	ck_assert_uint_eq(vr->ready, 1);
+	ck_assert_int_eq(send_u64(VHOST_USER_SET_FEATURES, split | HV_VHOST_F_RING_PACKED), 0);
+	ck_assert(port->packed);
+	ck_assert_uint_eq(vr->ready, 1);
+	ck_assert_int_eq(send_state(VHOST_USER_SET_VRING_NUM, 0, 255), 0);
+	ck_assert_uint_eq(vr->ready, 1);
+	ck_assert_ptr_eq(vr->pdesc, port->mem.r[0].hva);
+	/* split again: 255 slots is no split ring */
+	ck_assert_int_eq(send_u64(VHOST_USER_SET_FEATURES, split), 0);
+	ck_assert(!port->packed);
+	ck_assert_uint_eq(vr->ready, 0);
+	ck_assert_int_eq(send_state(VHOST_USER_SET_VRING_NUM, 0, 100), -1);
+	ck_assert_uint_eq(vr->ready, 0);
+	ck_assert_int_eq(send_state(VHOST_USER_SET_VRING_NUM, 0, 256), 0);
+	ck_assert_uint_eq(vr->ready, 1);
+	ck_assert_uint_eq(vr->mask, 255);
+}
+END_TEST
+
 START_TEST(no_leaks)
 {
 	unsigned int before = count_fds();
@@ -397,6 +427,7 @@ msg_suite(void)
 	tcase_add_test(tc, ring_happy_path);
 	tcase_add_test(tc, ring_stops_without_memory);
 	tcase_add_test(tc, ring_enabled_without_protocol_features);
+	tcase_add_test(tc, ring_layout_follows_features);
 	tcase_add_test(tc, no_leaks);
 	suite_add_tcase(s, tc);
 	return s;
