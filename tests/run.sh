@@ -9,9 +9,10 @@
 #
 # The Linux guests of the VMM (suite linux-guest: it builds the guest kernel
 # and boots two guests, minutes where guest CPL0 is emulated) run once, after
-# the gcc build, as their own step; not under ASan (doc/vmm.rst).
+# the gcc build, as their own step; not under ASan (doc/vmm.rst). Nor are the
+# tests of suite sanitizer-skip (tests/*/meson.build say why, each).
 #
-#   HV_FUZZ_SECONDS   seconds per fuzz target (default 60; 0 skips fuzzing)
+#   HV_FUZZ_SECONDS   seconds per fuzz target (default 30; 0 skips fuzzing)
 #   HV_FUZZ_RUNS      inputs per fuzz target with --fuzz-long
 #   HV_TEST_HUGEPAGES 1 to run the DPDK tests on hugepages instead of --no-huge
 set -uo pipefail
@@ -30,7 +31,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
 "$root/tests/deps.sh" || exit 1
 
-fuzz_seconds=${HV_FUZZ_SECONDS:-60}
+fuzz_seconds=${HV_FUZZ_SECONDS:-30}
 passed=0
 failed=0
 failures=()
@@ -61,7 +62,8 @@ build_and_test() {
 	local dir=$1
 	shift
 	configure "$dir" --werror "$@" && ninja -C "$dir" &&
-		meson test -C "$dir" --print-errorlogs --num-processes 1 --no-suite linux-guest
+		meson test -C "$dir" --print-errorlogs --num-processes 1 --no-suite linux-guest \
+			${HV_TEST_NO_SUITE:+--no-suite "$HV_TEST_NO_SUITE"}
 }
 
 # The libFuzzer targets: name and seed corpus (tests/fuzz/README.rst).
@@ -76,13 +78,26 @@ fuzz_targets=(
 
 # One target on a scratch copy of its seeds, bounded by time or by inputs;
 # prints libFuzzer's final statistics (stat::number_of_executed_units: inputs run).
+# On a failure it also prints the report (assertion, sanitizer error, stack)
+# and the failing input in base64, so that a CI log is enough to replay it.
 fuzz_target() {
-	local target=$1 corpus=$2 bound=$3 work
+	local target=$1 corpus=$2 bound=$3 work rc unit
 	work=$(mktemp -d)
-	cp -r "$corpus"/. "$work"/
+	mkdir "$work/corpus"
+	cp -r "$corpus"/. "$work/corpus"/
 	"build-fuzz/tests/fuzz/$target" "$bound" -print_final_stats=1 \
-		"$work" 2>&1 | tail -n 12
-	local rc=${PIPESTATUS[0]}
+		-artifact_prefix="$work/" "$work/corpus" >"$work/log" 2>&1
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		grep -E -A40 -m1 'ERROR|runtime error|\.c:[0-9]+: |deadly signal|leaked' "$work/log" |
+			grep -v '^INFO' | head -n 60
+		for unit in "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-*; do
+			[ -f "$unit" ] || continue
+			echo "--- $(basename "$unit"), to replay: base64 -d > FILE; build-fuzz/tests/fuzz/$target FILE"
+			base64 "$unit" | head -n 100
+		done
+	fi
+	tail -n 12 "$work/log"
 	rm -rf "$work"
 	return "$rc"
 }
@@ -104,8 +119,10 @@ else
 	step "build + tests (gcc, -Wall -Wextra -Werror)" build_and_test build
 	step "Linux guests of the VMM (guest kernel, suite linux-guest)" bash -c \
 		"ninja -C build guest-kernel guest-initramfs && meson test -C build --no-rebuild --print-errorlogs --suite linux-guest"
+	# suite sanitizer-skip: minutes spent in peers (FRR, QEMU TCG) over code
+	# that other tests already run under the sanitizers (tests/*/meson.build)
 	step "build + tests under ASan/UBSan" env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 HV_TEST_NO_SUITE=sanitizer-skip \
 		bash -c "$(declare -f configure build_and_test); build_and_test build-asan -Dsanitizers=address,undefined -Db_lundef=false"
 	if [ "$fuzz_seconds" -gt 0 ]; then
 		fuzz_all "-max_total_time=$fuzz_seconds" "${fuzz_seconds}s"
