@@ -562,6 +562,11 @@ vx_describe(const struct sw_port *p, cJSON *obj)
 #undef VX_X
 	cJSON_AddNumberToObject(o, "learn_refused", (double)vx->learn_refused);
 	cJSON_AddNumberToObject(o, "mirror_refused", (double)vx->mirror_refused);
+	if (vx->nl_fd >= 0) {
+		cJSON_AddNumberToObject(o, "mirror_overruns", (double)vx->mirror_overruns);
+		cJSON_AddNumberToObject(o, "mirror_rereads", (double)vx->mirror_rereads);
+		cJSON_AddNumberToObject(o, "mirror_swept", (double)vx->mirror_swept);
+	}
 	if (vx->push_fd >= 0)
 		vx_push_describe(vx, o);
 	{

@@ -113,9 +113,16 @@ struct sw_vx {
 	bool resolve;           /* control thread: ARP for the remotes once the PMDs see it */
 	int nl_fd;              /* the mirror's netlink socket, -1: none */
 	int mirror_ifindex;
-	uint64_t mirror_refused; /* mirror entries not installed (no room) */
-	uint64_t mirror_events;  /* neighbour messages of the mirror's bridge seen */
-	int push_fd;             /* netlink socket for the pushed MACs, -1: none */
+	uint64_t mirror_refused;     /* mirror entries not installed (no room) */
+	uint64_t mirror_events;      /* neighbour messages of the mirror's bridge seen */
+	uint64_t mirror_overruns;    /* netlink overruns: changes lost, a re-read follows */
+	uint64_t mirror_rereads;     /* re-reads completed after an overrun */
+	uint64_t mirror_swept;       /* entries a re-read found gone (removed) */
+	uint32_t mirror_seq;         /* the last dump request's sequence number */
+	bool mirror_dumping;         /* a dump is in flight (one at a time per socket) */
+	bool mirror_reread;          /* an overrun: dump again once none is in flight */
+	struct vx_mirror_snap *snap; /* the entries a re-read in flight may sweep */
+	int push_fd;                 /* netlink socket for the pushed MACs, -1: none */
 	int push_ifindex;
 	struct vx_push *push; /* what was pushed (vxlan_push.c) */
 	struct vx_pmd_cnt cnt[SW_MAX_PMDS];
@@ -168,6 +175,8 @@ int vx_push_open(struct sw_vx *vx, const char *ifname, char *err, size_t errlen)
 void vx_push_neigh(struct sw_vx *vx, bool add, const struct rte_ether_addr *mac, uint8_t flags);
 /* Bring the push port's entries in line with the FDB (when it changed; never blocks). */
 void vx_push_poll(struct sw_vx *vx);
+/* The mirror overran: forget what was pushed, so that it is all pushed again. */
+void vx_push_forget(struct sw_vx *vx);
 /* Delete every pushed entry (the port goes). */
 void vx_push_withdraw(struct sw_vx *vx);
 void vx_push_describe(const struct sw_vx *vx, cJSON *o);

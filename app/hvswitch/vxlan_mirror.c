@@ -10,10 +10,19 @@
  * rtnetlink, AF_BRIDGE neighbours: one dump at open, then the changes.
  * The same messages about the push port (vxlan_push.c) go there.
  * Control thread, never blocking (the socket is non-blocking).
+ *
+ * A burst of changes beyond the socket's buffer overruns it (ENOBUFS): the
+ * changes in it are lost. The mirror is then read again (a fresh dump):
+ * what the dump shows is installed, and the entries it installed before
+ * and the dump no longer shows are swept (mark and sweep: the entries are
+ * listed when the dump is asked for, marked as the dump or later changes
+ * name them, the rest removed when it ends), as OVS re-reads the kernel's
+ * tables after an overrun of its notification socket.
  */
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -25,10 +34,21 @@
 #include "hv_log.h"
 #include "vxlan.h"
 
-int
-vx_mirror_open(struct sw_vx *vx, const char *ifname, char *err, size_t errlen)
+/* What a re-read may sweep: the mirror's entries when it began. */
+struct vx_mirror_snap {
+	bool flood_seen[VX_MAX_REMOTES]; /* a flood destination the re-read named */
+	bool flood_was[VX_MAX_REMOTES];  /* in the mirror's flood list when it began */
+	uint32_t n, cap;
+	struct {
+		struct rte_ether_addr mac;
+		bool seen;
+	} e[]; /* sorted by MAC */
+};
+
+/* Ask for the bridge's neighbours (AF_BRIDGE: every FDB entry). 0, or -1 with errno. */
+static int
+dump_request(struct sw_vx *vx)
 {
-	struct sockaddr_nl sa = {.nl_family = AF_NETLINK, .nl_groups = RTMGRP_NEIGH};
 	struct {
 		struct nlmsghdr nh;
 		struct ndmsg ndm;
@@ -36,10 +56,31 @@ vx_mirror_open(struct sw_vx *vx, const char *ifname, char *err, size_t errlen)
 		.nh = {.nlmsg_len = NLMSG_LENGTH(sizeof(struct ndmsg)),
 		       .nlmsg_type = RTM_GETNEIGH,
 		       .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
-		       .nlmsg_seq = 1},
+		       .nlmsg_seq = ++vx->mirror_seq},
 		.ndm = {.ndm_family = AF_BRIDGE},
 	};
-	int fd, rcvbuf = 8 << 20;
+
+	if (send(vx->nl_fd, &req, req.nh.nlmsg_len, MSG_DONTWAIT) < 0)
+		return -1;
+	vx->mirror_dumping = true;
+	return 0;
+}
+
+/* Netlink's receive buffer of the mirror: HV_MIRROR_RCVBUF (bytes, for tests) or 8 MiB. */
+static int
+mirror_rcvbuf(void)
+{
+	const char *s = getenv("HV_MIRROR_RCVBUF");
+	long v = s != NULL ? strtol(s, NULL, 0) : 0;
+
+	return v >= 1024 && v <= (64 << 20) ? (int)v : 8 << 20;
+}
+
+int
+vx_mirror_open(struct sw_vx *vx, const char *ifname, char *err, size_t errlen)
+{
+	struct sockaddr_nl sa = {.nl_family = AF_NETLINK, .nl_groups = RTMGRP_NEIGH};
+	int fd, rcvbuf = mirror_rcvbuf();
 
 	vx->mirror_ifindex = (int)if_nametoindex(ifname);
 	if (vx->mirror_ifindex == 0) {
@@ -56,8 +97,7 @@ vx_mirror_open(struct sw_vx *vx, const char *ifname, char *err, size_t errlen)
 	if (fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) != 0)
 		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	/* subscribed before the dump: no change falls between the two */
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
-	    send(fd, &req, req.nh.nlmsg_len, 0) < 0) {
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
 		snprintf(err, errlen, "port %s: mirror %s: netlink: %s", vx->port->conf.name,
 			 ifname, strerror(errno));
 		if (fd >= 0)
@@ -65,6 +105,12 @@ vx_mirror_open(struct sw_vx *vx, const char *ifname, char *err, size_t errlen)
 		return -1;
 	}
 	vx->nl_fd = fd;
+	if (dump_request(vx) != 0) {
+		snprintf(err, errlen, "port %s: mirror %s: netlink: %s", vx->port->conf.name,
+			 ifname, strerror(errno));
+		vx_mirror_close(vx);
+		return -1;
+	}
 	return 0;
 }
 
@@ -74,6 +120,111 @@ vx_mirror_close(struct sw_vx *vx)
 	if (vx->nl_fd >= 0)
 		close(vx->nl_fd);
 	vx->nl_fd = -1;
+	free(vx->snap);
+	vx->snap = NULL;
+}
+
+/* ---- the re-read after an overrun: mark and sweep ---- */
+
+static int
+mac_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, RTE_ETHER_ADDR_LEN);
+}
+
+/* hv_fdb_walk(): the mirror's MACs are the static entries of the tunnel port (only it sets them). */
+static int
+snap_fn(const struct hv_fdb_entry *e, void *arg)
+{
+	struct sw_vx *vx = arg;
+	struct vx_mirror_snap *sn = vx->snap;
+
+	if (!e->is_static || e->port != vx->port->idx || e->key.vlan != vx->port->conf.vlan)
+		return 0;
+	if (sn->n == sn->cap)
+		return 1; /* the table grew since it was counted: the rest is not swept */
+	sn->e[sn->n].mac = e->key.mac;
+	sn->e[sn->n].seen = false;
+	sn->n++;
+	return 0;
+}
+
+/* List what may be swept, then ask for the dump; false to retry at the next poll. */
+static bool
+reread_start(struct sw_vx *vx)
+{
+	uint32_t cap = hv_fdb_count(sw.fdb, vx->port->idx);
+	struct vx_mirror_snap *sn = calloc(1, sizeof(*sn) + sizeof(sn->e[0]) * (size_t)cap);
+
+	if (sn == NULL)
+		return false;
+	sn->cap = cap;
+	for (unsigned int i = 0; i < VX_MAX_REMOTES; i++)
+		sn->flood_was[i] = vx->ips[i] != 0 && vx->remotes[i].mirror_flood;
+	free(vx->snap);
+	vx->snap = sn;
+	hv_fdb_walk(sw.fdb, snap_fn, vx);
+	qsort(sn->e, sn->n, sizeof(sn->e[0]), mac_cmp);
+	if (dump_request(vx) != 0) {
+		free(vx->snap);
+		vx->snap = NULL;
+		return false;
+	}
+	vx_push_forget(vx);
+	vx->mirror_reread = false;
+	return true;
+}
+
+/* The dump or a change named unicast MAC @mac: not to be swept. */
+static void
+snap_mark(struct sw_vx *vx, const struct rte_ether_addr *mac)
+{
+	struct vx_mirror_snap *sn = vx->snap;
+	uint32_t lo = 0, hi;
+
+	if (sn == NULL)
+		return;
+	hi = sn->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = mac_cmp(&sn->e[mid].mac, mac);
+
+		if (c == 0) {
+			sn->e[mid].seen = true;
+			return;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+}
+
+/* The dump ended: remove what it did not name. Whether the flood list changed. */
+static bool
+reread_sweep(struct sw_vx *vx)
+{
+	struct vx_mirror_snap *sn = vx->snap;
+	bool flood = false;
+
+	for (uint32_t i = 0; i < sn->n; i++) {
+		struct hv_fdb_key key = {.mac = sn->e[i].mac, .vlan = vx->port->conf.vlan};
+
+		if (!sn->e[i].seen && hv_fdb_del_static(sw.fdb, &key) == 0)
+			vx->mirror_swept++;
+	}
+	for (unsigned int i = 0; i < VX_MAX_REMOTES; i++) {
+		if (sn->flood_was[i] && !sn->flood_seen[i] && vx->remotes[i].mirror_flood) {
+			vx->remotes[i].mirror_flood = false;
+			vx->mirror_swept++;
+			flood = true;
+		}
+	}
+	free(sn);
+	vx->snap = NULL;
+	vx->mirror_rereads++;
+	HV_LOG(INFO, "port %s: mirror read again after an overrun", vx->port->conf.name);
+	return flood;
 }
 
 /* One neighbour message; whether the flood list changed. */
@@ -124,10 +275,13 @@ neigh(struct sw_vx *vx, const struct nlmsghdr *nh)
 			return false;
 		}
 		vx->remotes[ri].mirror_flood = add;
+		if (vx->snap != NULL)
+			vx->snap->flood_seen[ri] = true;
 		return true;
 	}
 	if (!rte_is_unicast_ether_addr(&key.mac))
 		return false;
+	snap_mark(vx, &key.mac);
 	if (!add) {
 		hv_fdb_del_static(sw.fdb, &key);
 		return false;
@@ -143,6 +297,33 @@ neigh(struct sw_vx *vx, const struct nlmsghdr *nh)
 
 static struct hv_ratelimit overrun_rl;
 
+/* recv() calls one poll makes at most (16 KiB each: about 200 neighbour messages) */
+#define MIRROR_POLL_RECVS 256
+
+/* The end of our dump (or its failure): whether the flood list changed. */
+static bool
+dump_done(struct sw_vx *vx, const struct nlmsghdr *nh)
+{
+	if (nh->nlmsg_seq != vx->mirror_seq || !vx->mirror_dumping)
+		return false;
+	vx->mirror_dumping = false;
+	if (vx->snap == NULL)
+		return false;
+	/*
+	 * A dump cut short or inconsistent (NLM_F_DUMP_INTR), or changes lost
+	 * while it ran: what it did not name may still be there. Read again,
+	 * sweeping nothing.
+	 */
+	if (nh->nlmsg_type == NLMSG_ERROR || (nh->nlmsg_flags & NLM_F_DUMP_INTR) ||
+	    vx->mirror_reread) {
+		free(vx->snap);
+		vx->snap = NULL;
+		vx->mirror_reread = true;
+		return false;
+	}
+	return reread_sweep(vx);
+}
+
 void
 vx_mirror_poll(struct sw_vx *vx)
 {
@@ -150,18 +331,34 @@ vx_mirror_poll(struct sw_vx *vx)
 	bool flood = false;
 	ssize_t n;
 
-	while ((n = recv(vx->nl_fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
-		int len = (int)n;
+	/* a bounded share of the control thread; what is left waits for the next poll */
+	for (unsigned int round = 0; round < MIRROR_POLL_RECVS; round++) {
+		int len;
 
+		n = recv(vx->nl_fd, buf, sizeof(buf), MSG_DONTWAIT);
+		/* ENOBUFS: changes were lost; the mirror is read again (logged, rate-limited) */
+		if (n < 0 && errno == ENOBUFS) {
+			vx->mirror_overruns++;
+			vx->mirror_reread = true;
+			HV_LOG_RL(&overrun_rl, WARNING,
+				  "port %s: mirror: netlink overrun, reading the mirror again",
+				  vx->port->conf.name);
+			continue;
+		}
+		if (n <= 0)
+			break;
+		len = (int)n;
 		for (const struct nlmsghdr *nh = (const struct nlmsghdr *)buf; NLMSG_OK(nh, len);
-		     nh = NLMSG_NEXT(nh, len))
-			flood |= neigh(vx, nh);
+		     nh = NLMSG_NEXT(nh, len)) {
+			if (nh->nlmsg_type == NLMSG_DONE || nh->nlmsg_type == NLMSG_ERROR)
+				flood |= dump_done(vx, nh);
+			else
+				flood |= neigh(vx, nh);
+		}
 	}
-	/* ENOBUFS: changes were lost; a fresh dump would be needed (logged, rate-limited) */
-	if (n < 0 && errno == ENOBUFS)
-		HV_LOG_RL(&overrun_rl, WARNING,
-			  "port %s: mirror: netlink overrun, entries may be missed",
-			  vx->port->conf.name);
+	/* one dump at a time on a socket: the re-read waits for the one in flight */
+	if (vx->mirror_reread && !vx->mirror_dumping)
+		(void)reread_start(vx);
 	if (flood)
 		vx_flood_publish(vx);
 }

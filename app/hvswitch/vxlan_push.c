@@ -182,6 +182,21 @@ vx_push_neigh(struct sw_vx *vx, bool add, const struct rte_ether_addr *mac, uint
 		ps->adopted++;
 }
 
+void
+vx_push_forget(struct sw_vx *vx)
+{
+	/*
+	 * A lost RTM_DELNEIGH would leave a MAC here that the bridge no longer
+	 * has. Forgotten, every local MAC is pushed again (NLM_F_REPLACE: the
+	 * same entry costs nothing), and what the re-read finds of an earlier
+	 * push comes back as adopted, swept if it is not local.
+	 */
+	if (vx->push == NULL)
+		return;
+	rte_hash_reset(vx->push->h);
+	vx->push->dirty = true;
+}
+
 struct walk {
 	struct sw_vx *vx;
 	uint64_t gen;

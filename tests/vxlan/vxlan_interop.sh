@@ -48,6 +48,7 @@ stop_pids() {
 cleanup() {
 	stop_pids
 	if [ -n "$sw_pid" ]; then
+		kill -CONT "$sw_pid" 2>/dev/null # stopped by the overrun checks
 		kill -TERM "$sw_pid" 2>/dev/null
 		for _ in $(seq 100); do kill -0 "$sw_pid" 2>/dev/null || break; sleep 0.1; done
 		kill -KILL "$sw_pid" 2>/dev/null
@@ -55,6 +56,8 @@ cleanup() {
 	ip link del "$hvu" 2>/dev/null
 	ip link del "hvw$id" 2>/dev/null
 	ip link del "hvm$id" 2>/dev/null
+	ip link del "hvq$id" 2>/dev/null
+	ip link del "hvb$id" 2>/dev/null
 	for n in "${nss[@]}"; do ip netns del "$n" 2>/dev/null; done
 	rm -rf "/var/run/dpdk/$prefix"
 	[ -n "${HV_VXLAN_KEEP:-}" ] && echo "logs kept in $run" || rm -rf "$run"
@@ -84,8 +87,9 @@ check() { # name, then the command
 	fi
 }
 hvctl_sw() { "$HVCTL" --socket "$run/hvswitch.sock" "$@"; }
+# HV_MIRROR_RCVBUF: the mirror's netlink buffer small enough that a test can overrun it
 start_switch() {
-	"$HVSWITCH" -l 0,1 --main-lcore 0 --no-pci --no-huge -m 256 --file-prefix "$prefix" \
+	HV_MIRROR_RCVBUF=16384 "$HVSWITCH" -l 0,1 --main-lcore 0 --no-pci --no-huge -m 256 --file-prefix "$prefix" \
 		-- --run-dir "$run" --config "$run/hvswitch.json" >>"$run/switch.log" 2>&1 &
 	sw_pid=$!
 	wait_for 20 hvctl_sw version >/dev/null 2>&1 || fail "hvswitch did not answer"
@@ -319,9 +323,13 @@ stop_switch() {
 
 echo "--- a kernel vxlan netdev's FDB (what FRR's zebra programs) drives vx0"
 ip link add "hvm$id" type vxlan id 100 dstport 4789 nolearning || fail "mirror netdev"
+# the push port: a bridge port (zebra's would share the mirror's bridge; not needed here)
+ip link add "hvb$id" type bridge && ip link add "hvq$id" type veth peer name "hvqp$id" &&
+	ip link set "hvq$id" master "hvb$id" && ip link set "hvq$id" up && ip link set "hvb$id" up ||
+	fail "push port"
 hvctl_sw port del vx0 >/dev/null || fail "port del vx0"
 hvctl_sw port add vx0 --type vxlan --vni 100 --local 192.168.77.1 --uplink up0 \
-	--mirror "hvm$id" >/dev/null || fail "port add vx0 with a mirror"
+	--mirror "hvm$id" --push "hvq$id" >/dev/null || fail "port add vx0 with a mirror"
 bridge fdb append 00:00:00:00:00:00 dev "hvm$id" dst 192.168.77.2 || fail "bridge fdb append"
 bridge fdb append 00:00:00:00:00:00 dev "hvm$id" dst 192.168.77.3 || fail "bridge fdb append"
 bridge fdb add 02:42:00:00:00:09 dev "hvm$id" dst 192.168.77.3 extern_learn || fail "bridge fdb add"
@@ -346,6 +354,48 @@ check "what left the mirror left vx0 (flood list 192.168.77.2, the MAC gone)" \
 	wait_for 10 mirror_state 192.168.77.2 -
 bridge fdb add 02:42:00:00:00:09 dev "hvm$id" dst 192.168.77.2 extern_learn || fail "bridge fdb add"
 check "a MAC the mirror moves to VTEP A follows" wait_for 10 mirror_state 192.168.77.2 192.168.77.2
+
+echo "--- a burst that overruns the mirror's netlink socket: hvswitch reads the mirror again"
+# hvswitch stopped while 400 MACs arrive, one leaves and the flood list changes:
+# far more than its 32 KiB socket holds, so the kernel drops changes (ENOBUFS)
+burst() { # add|del: the 400 MACs 02:43:00:00:0x:yy behind 192.168.77.3
+	for ((i = 0; i < 400; i++)); do
+		printf 'fdb %s 02:43:00:00:%02x:%02x dev %s dst 192.168.77.3%s\n' "$1" $((i / 256)) \
+			$((i % 256)) "hvm$id" "$([ "$1" = add ] && echo ' extern_learn')"
+	done >"$run/burst-$1.batch"
+	bridge -batch "$run/burst-$1.batch"
+}
+mirror_after_burst() { # FLOOD_IPS MAC_09_REMOTE BURST_MACS OVERRUNS_AT_LEAST
+	mirror_state "$1" "$2" && python3 - "$run/vx0-mirror.json" "$run/fdb-mirror.json" "$3" "$4" <<'PY'
+import json, sys
+vx = json.load(open(sys.argv[1]))["vxlan"]
+burst = [x for x in json.load(open(sys.argv[2]))
+         if x["mac"].lower().startswith("02:43:00:00:") and x.get("static") and x["port"] == "vx0"
+         and x.get("remote") == "192.168.77.3"]
+print("  burst MACs:", len(burst), "overruns:", vx["mirror_overruns"], "re-reads:",
+      vx["mirror_rereads"], "swept:", vx["mirror_swept"])
+sys.exit(0 if len(burst) == int(sys.argv[3]) and vx["mirror_overruns"] >= int(sys.argv[4])
+         and vx["mirror_rereads"] >= int(sys.argv[4]) else 1)
+PY
+}
+kill -STOP "$sw_pid"
+burst add || { kill -CONT "$sw_pid"; fail "bridge -batch add"; }
+bridge fdb del 02:42:00:00:00:09 dev "hvm$id" dst 192.168.77.2 &&
+	bridge fdb append 00:00:00:00:00:00 dev "hvm$id" dst 192.168.77.3 &&
+	bridge fdb del 00:00:00:00:00:00 dev "hvm$id" dst 192.168.77.2 ||
+	{ kill -CONT "$sw_pid"; fail "bridge fdb changes in the burst"; }
+kill -CONT "$sw_pid"
+check "after the overrun vx0 has the mirror's state: 400 MACs, 02:42:00:00:00:09 swept, flood list .3" \
+	wait_for 20 mirror_after_burst 192.168.77.3 - 400 1
+check "the overrun was logged" grep -q "mirror: netlink overrun, reading the mirror again" \
+	"$run/switch.log"
+# back to where the restart below starts from (deletes at full speed may overrun again)
+burst del || fail "bridge -batch del"
+bridge fdb append 00:00:00:00:00:00 dev "hvm$id" dst 192.168.77.2 &&
+	bridge fdb del 00:00:00:00:00:00 dev "hvm$id" dst 192.168.77.3 &&
+	bridge fdb add 02:42:00:00:00:09 dev "hvm$id" dst 192.168.77.2 extern_learn ||
+	fail "bridge fdb changes back"
+check "the burst's MACs left vx0 with the mirror's" wait_for 20 mirror_after_burst 192.168.77.2 192.168.77.2 0 1
 
 echo "--- restart: the config brings the tunnels back after their uplinks; traffic flows again"
 # a second tunnel whose port index is below its uplink's (the config lists it first)
@@ -387,6 +437,32 @@ sys.exit(not (r and all(x["next_hop_mac"] for x in r)))'
 check "vx0 resolved its remote VTEPs again after the restart" wait_for 20 resolved
 check "host A pings guest a after the restart, 0 % loss" \
 	ping_logged "$run/ping-restart.log" "hvxha$id" -c 5 -i 0.2 -W 2 10.0.0.1
+
+echo "--- --push: the guests' MACs go to the push port, and come back after an overrun lost a delete"
+# the FDB's MACs on vm0/vm1 are extern_learn entries of the push port (which also keeps,
+# for an FDB age, what the run before the restart pushed); they go to $run/local.txt
+pushed_local() {
+	"$HVCTL" --socket "$run/hvswitch.sock" --json fdb show >"$run/fdb-push.json" &&
+		bridge fdb show dev "hvq$id" >"$run/push-fdb.txt" &&
+		python3 - "$run/fdb-push.json" "$run/push-fdb.txt" "$run/local.txt" <<'PY'
+import json, sys
+local = sorted(x["mac"].lower() for x in json.load(open(sys.argv[1])) if x["port"] in ("vm0", "vm1"))
+pushed = sorted(l.split()[0].lower() for l in open(sys.argv[2]) if "extern_learn" in l)
+print("  local:", local, "pushed:", pushed)
+open(sys.argv[3], "w").write("\n".join(local) + "\n")
+sys.exit(0 if local and set(local) <= set(pushed) else 1)
+PY
+}
+check "guest a's MAC is pushed to the push port (extern_learn)" wait_for 10 pushed_local
+mac_a=$(head -n1 "$run/local.txt")
+# the delete comes after 400 changes, into a full socket: its event is lost
+kill -STOP "$sw_pid"
+burst add || { kill -CONT "$sw_pid"; fail "bridge -batch add"; }
+bridge fdb del "$mac_a" dev "hvq$id" master || { kill -CONT "$sw_pid"; fail "bridge fdb del"; }
+kill -CONT "$sw_pid"
+check "after the overrun the 400 MACs are in and guest a's MAC ($mac_a) is pushed again" \
+	wait_for 20 eval 'mirror_after_burst 192.168.77.2 192.168.77.2 400 1 && pushed_local'
+burst del || fail "bridge -batch del"
 stop_pids
 stop_switch
 ! grep -qE 'Sanitizer|runtime error' "$run/switch.log" || fail "sanitizer report in the switch's log"
