@@ -97,7 +97,7 @@ fuzz_target() {
 		for unit in "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-*; do
 			[ -f "$unit" ] || continue
 			echo "--- $(basename "$unit"), to replay: base64 -d > FILE; build-fuzz/tests/fuzz/$target FILE"
-			base64 "$unit" | head -n 100
+			base64 "$unit"
 		done
 	fi
 	tail -n 12 "$work/log"

@@ -120,7 +120,9 @@ struct sw_vx {
 	uint64_t mirror_swept;       /* entries a re-read found gone (removed) */
 	uint32_t mirror_seq;         /* the last dump request's sequence number */
 	bool mirror_dumping;         /* a dump is in flight (one at a time per socket) */
-	bool mirror_reread;          /* an overrun: dump again once none is in flight */
+	bool mirror_reread;          /* an overrun: read the mirror again */
+	uint64_t mirror_dump_ms;     /* when the dump in flight was asked for */
+	uint64_t mirror_reread_ms;   /* not before then (a re-read that could not sweep) */
 	struct vx_mirror_snap *snap; /* the entries a re-read in flight may sweep */
 	int push_fd;                 /* netlink socket for the pushed MACs, -1: none */
 	int push_ifindex;

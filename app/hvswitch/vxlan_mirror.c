@@ -34,37 +34,24 @@
 #include "hv_log.h"
 #include "vxlan.h"
 
+/* recv() calls one poll makes at most (one message each); what is left waits for the next poll */
+#define MIRROR_POLL_RECVS 4096
+/* A re-read's dump not done after this long is given up and started again. */
+#define MIRROR_DUMP_TIMEOUT_MS 10000
+/* A re-read that could not sweep (changes it cannot trust) starts again after this. */
+#define MIRROR_REREAD_BACKOFF_MS 1000
+
 /* What a re-read may sweep: the mirror's entries when it began. */
 struct vx_mirror_snap {
 	bool flood_seen[VX_MAX_REMOTES]; /* a flood destination the re-read named */
 	bool flood_was[VX_MAX_REMOTES];  /* in the mirror's flood list when it began */
+	bool deleted;                    /* an entry left the mirror while the dump ran */
 	uint32_t n, cap;
 	struct {
 		struct rte_ether_addr mac;
 		bool seen;
 	} e[]; /* sorted by MAC */
 };
-
-/* Ask for the bridge's neighbours (AF_BRIDGE: every FDB entry). 0, or -1 with errno. */
-static int
-dump_request(struct sw_vx *vx)
-{
-	struct {
-		struct nlmsghdr nh;
-		struct ndmsg ndm;
-	} req = {
-		.nh = {.nlmsg_len = NLMSG_LENGTH(sizeof(struct ndmsg)),
-		       .nlmsg_type = RTM_GETNEIGH,
-		       .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
-		       .nlmsg_seq = ++vx->mirror_seq},
-		.ndm = {.ndm_family = AF_BRIDGE},
-	};
-
-	if (send(vx->nl_fd, &req, req.nh.nlmsg_len, MSG_DONTWAIT) < 0)
-		return -1;
-	vx->mirror_dumping = true;
-	return 0;
-}
 
 /* Netlink's receive buffer of the mirror: HV_MIRROR_RCVBUF (bytes, for tests) or 8 MiB. */
 static int
@@ -76,11 +63,62 @@ mirror_rcvbuf(void)
 	return v >= 1024 && v <= (64 << 20) ? (int)v : 8 << 20;
 }
 
+/* A non-blocking rtnetlink socket subscribed to neighbour changes; -1 with errno. */
+static int
+mirror_socket(void)
+{
+	struct sockaddr_nl sa = {.nl_family = AF_NETLINK, .nl_groups = RTMGRP_NEIGH};
+	int fd, rcvbuf = mirror_rcvbuf(), e;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return -1;
+	/*
+	 * Room for a control plane's burst (a BGP session coming up installs a
+	 * whole table at once) between two polls: beyond rmem_max where we may
+	 * (CAP_NET_ADMIN), else as much as rmem_max allows.
+	 */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) != 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Ask socket @fd, subscribed already (no change falls between the two), for
+ * the bridge neighbours (AF_BRIDGE: every FDB entry). 0, or -1 with errno.
+ */
+static int
+dump_request(struct sw_vx *vx, int fd)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct ndmsg ndm;
+	} req = {
+		.nh = {.nlmsg_len = NLMSG_LENGTH(sizeof(struct ndmsg)),
+		       .nlmsg_type = RTM_GETNEIGH,
+		       .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+		       .nlmsg_seq = vx->mirror_seq + 1},
+		.ndm = {.ndm_family = AF_BRIDGE},
+	};
+
+	if (send(fd, &req, req.nh.nlmsg_len, MSG_DONTWAIT) < 0)
+		return -1;
+	vx->mirror_seq++;
+	vx->mirror_dumping = true;
+	vx->mirror_dump_ms = sw_now_ms();
+	return 0;
+}
+
 int
 vx_mirror_open(struct sw_vx *vx, const char *ifname, char *err, size_t errlen)
 {
-	struct sockaddr_nl sa = {.nl_family = AF_NETLINK, .nl_groups = RTMGRP_NEIGH};
-	int fd, rcvbuf = mirror_rcvbuf();
+	int fd;
 
 	vx->mirror_ifindex = (int)if_nametoindex(ifname);
 	if (vx->mirror_ifindex == 0) {
@@ -88,16 +126,8 @@ vx_mirror_open(struct sw_vx *vx, const char *ifname, char *err, size_t errlen)
 			 vx->port->conf.name, ifname);
 		return -1;
 	}
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_ROUTE);
-	/*
-	 * Room for a control plane's burst (a BGP session coming up installs a
-	 * whole table at once) between two polls: beyond rmem_max where we may
-	 * (CAP_NET_ADMIN), else as much as rmem_max allows. An overrun is logged.
-	 */
-	if (fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) != 0)
-		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-	/* subscribed before the dump: no change falls between the two */
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+	fd = mirror_socket();
+	if (fd < 0 || dump_request(vx, fd) != 0) {
 		snprintf(err, errlen, "port %s: mirror %s: netlink: %s", vx->port->conf.name,
 			 ifname, strerror(errno));
 		if (fd >= 0)
@@ -105,12 +135,6 @@ vx_mirror_open(struct sw_vx *vx, const char *ifname, char *err, size_t errlen)
 		return -1;
 	}
 	vx->nl_fd = fd;
-	if (dump_request(vx) != 0) {
-		snprintf(err, errlen, "port %s: mirror %s: netlink: %s", vx->port->conf.name,
-			 ifname, strerror(errno));
-		vx_mirror_close(vx);
-		return -1;
-	}
 	return 0;
 }
 
@@ -149,15 +173,26 @@ snap_fn(const struct hv_fdb_entry *e, void *arg)
 	return 0;
 }
 
-/* List what may be swept, then ask for the dump; false to retry at the next poll. */
+/*
+ * List what may be swept, then dump on a fresh socket and drop the old
+ * one: what it still held is older than the dump, and a dump in flight on
+ * it goes with it (one dump at a time per socket). False to retry at the
+ * next poll (the old socket stays).
+ */
 static bool
 reread_start(struct sw_vx *vx)
 {
 	uint32_t cap = hv_fdb_count(sw.fdb, vx->port->idx);
-	struct vx_mirror_snap *sn = calloc(1, sizeof(*sn) + sizeof(sn->e[0]) * (size_t)cap);
+	struct vx_mirror_snap *sn;
+	int fd = mirror_socket();
 
-	if (sn == NULL)
+	if (fd < 0)
 		return false;
+	sn = calloc(1, sizeof(*sn) + sizeof(sn->e[0]) * (size_t)cap);
+	if (sn == NULL) {
+		close(fd);
+		return false;
+	}
 	sn->cap = cap;
 	for (unsigned int i = 0; i < VX_MAX_REMOTES; i++)
 		sn->flood_was[i] = vx->ips[i] != 0 && vx->remotes[i].mirror_flood;
@@ -165,11 +200,14 @@ reread_start(struct sw_vx *vx)
 	vx->snap = sn;
 	hv_fdb_walk(sw.fdb, snap_fn, vx);
 	qsort(sn->e, sn->n, sizeof(sn->e[0]), mac_cmp);
-	if (dump_request(vx) != 0) {
+	if (dump_request(vx, fd) != 0) {
+		close(fd);
 		free(vx->snap);
 		vx->snap = NULL;
 		return false;
 	}
+	close(vx->nl_fd);
+	vx->nl_fd = fd;
 	vx_push_forget(vx);
 	vx->mirror_reread = false;
 	return true;
@@ -209,8 +247,14 @@ reread_sweep(struct sw_vx *vx)
 
 	for (uint32_t i = 0; i < sn->n; i++) {
 		struct hv_fdb_key key = {.mac = sn->e[i].mac, .vlan = vx->port->conf.vlan};
+		const struct hv_fdb_key *kp = &key;
+		uint16_t port;
 
-		if (!sn->e[i].seen && hv_fdb_del_static(sw.fdb, &key) == 0)
+		if (sn->e[i].seen)
+			continue;
+		/* still ours: another tunnel's mirror may have taken the MAC since */
+		hv_fdb_lookup_bulk(sw.fdb, &kp, 1, &port);
+		if (port == vx->port->idx && hv_fdb_del_static(sw.fdb, &key) == 0)
 			vx->mirror_swept++;
 	}
 	for (unsigned int i = 0; i < VX_MAX_REMOTES; i++) {
@@ -255,6 +299,13 @@ neigh(struct sw_vx *vx, const struct nlmsghdr *nh)
 			have_ip = true;
 		}
 	}
+	/*
+	 * The kernel's FDB dumps resume by position and never set
+	 * NLM_F_DUMP_INTR: an entry deleted while one runs may make it skip
+	 * another, which the sweep must then not take for gone.
+	 */
+	if (!add && vx->snap != NULL && ndm->ndm_ifindex == vx->mirror_ifindex)
+		vx->snap->deleted = true;
 	if (ndm->ndm_ifindex != vx->mirror_ifindex) {
 		/* the push port: what an earlier run pushed, or an entry that went */
 		if (have_mac && rte_is_unicast_ether_addr(&key.mac))
@@ -297,53 +348,68 @@ neigh(struct sw_vx *vx, const struct nlmsghdr *nh)
 
 static struct hv_ratelimit overrun_rl;
 
-/* recv() calls one poll makes at most (16 KiB each: about 200 neighbour messages) */
-#define MIRROR_POLL_RECVS 256
+/* The error a dump ended with: NLMSG_ERROR's, or the one NLMSG_DONE carries (0: none). */
+static int
+dump_error(const struct nlmsghdr *nh)
+{
+	int err = 0;
+
+	if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(int)))
+		return nh->nlmsg_type == NLMSG_ERROR ? -EINVAL : 0;
+	memcpy(&err, NLMSG_DATA(nh), sizeof(err)); /* struct nlmsgerr begins with it */
+	return nh->nlmsg_type == NLMSG_ERROR && err == 0 ? -EINVAL : err;
+}
 
 /* The end of our dump (or its failure): whether the flood list changed. */
 static bool
 dump_done(struct sw_vx *vx, const struct nlmsghdr *nh)
 {
+	int err;
+
 	if (nh->nlmsg_seq != vx->mirror_seq || !vx->mirror_dumping)
 		return false;
 	vx->mirror_dumping = false;
-	if (vx->snap == NULL)
-		return false;
+	err = dump_error(nh);
 	/*
-	 * A dump cut short or inconsistent (NLM_F_DUMP_INTR), or changes lost
-	 * while it ran: what it did not name may still be there. Read again,
-	 * sweeping nothing.
+	 * Cut short, inconsistent, an entry deleted or changes lost while it
+	 * ran: what it did not name may still be there. Sweep nothing, read
+	 * again after a while.
 	 */
-	if (nh->nlmsg_type == NLMSG_ERROR || (nh->nlmsg_flags & NLM_F_DUMP_INTR) ||
-	    vx->mirror_reread) {
+	if (err != 0 || (nh->nlmsg_flags & NLM_F_DUMP_INTR) || vx->mirror_reread ||
+	    (vx->snap != NULL && vx->snap->deleted)) {
+		if (err != 0)
+			HV_LOG_RL(&overrun_rl, WARNING, "port %s: mirror: dump failed: %s",
+				  vx->port->conf.name, strerror(-err));
+		if (err != 0 || vx->snap != NULL) {
+			vx->mirror_reread = true;
+			vx->mirror_reread_ms = sw_now_ms() + MIRROR_REREAD_BACKOFF_MS;
+		}
 		free(vx->snap);
 		vx->snap = NULL;
-		vx->mirror_reread = true;
 		return false;
 	}
-	return reread_sweep(vx);
+	return vx->snap != NULL ? reread_sweep(vx) : false;
 }
 
 void
 vx_mirror_poll(struct sw_vx *vx)
 {
 	char buf[16384] __rte_aligned(8);
+	uint64_t now = sw_now_ms();
 	bool flood = false;
-	ssize_t n;
 
-	/* a bounded share of the control thread; what is left waits for the next poll */
 	for (unsigned int round = 0; round < MIRROR_POLL_RECVS; round++) {
+		ssize_t n = recv(vx->nl_fd, buf, sizeof(buf), MSG_DONTWAIT);
 		int len;
 
-		n = recv(vx->nl_fd, buf, sizeof(buf), MSG_DONTWAIT);
-		/* ENOBUFS: changes were lost; the mirror is read again (logged, rate-limited) */
+		/* ENOBUFS: changes were lost; the re-read supersedes what the socket still holds */
 		if (n < 0 && errno == ENOBUFS) {
 			vx->mirror_overruns++;
 			vx->mirror_reread = true;
 			HV_LOG_RL(&overrun_rl, WARNING,
 				  "port %s: mirror: netlink overrun, reading the mirror again",
 				  vx->port->conf.name);
-			continue;
+			break;
 		}
 		if (n <= 0)
 			break;
@@ -356,8 +422,14 @@ vx_mirror_poll(struct sw_vx *vx)
 				flood |= neigh(vx, nh);
 		}
 	}
-	/* one dump at a time on a socket: the re-read waits for the one in flight */
-	if (vx->mirror_reread && !vx->mirror_dumping)
+	/* a dump that never ends (its reply lost): give it up, the re-read's socket replaces it */
+	if (vx->mirror_dumping && now - vx->mirror_dump_ms > MIRROR_DUMP_TIMEOUT_MS) {
+		vx->mirror_dumping = false;
+		vx->mirror_reread = true;
+		HV_LOG_RL(&overrun_rl, WARNING, "port %s: mirror: dump timed out, reading again",
+			  vx->port->conf.name);
+	}
+	if (vx->mirror_reread && now >= vx->mirror_reread_ms)
 		(void)reread_start(vx);
 	if (flood)
 		vx_flood_publish(vx);
