@@ -566,6 +566,7 @@ vx_describe(const struct sw_port *p, cJSON *obj)
 		cJSON_AddNumberToObject(o, "mirror_overruns", (double)vx->mirror_overruns);
 		cJSON_AddNumberToObject(o, "mirror_rereads", (double)vx->mirror_rereads);
 		cJSON_AddNumberToObject(o, "mirror_swept", (double)vx->mirror_swept);
+		cJSON_AddNumberToObject(o, "mirror_unswept", (double)vx->mirror_unswept);
 	}
 	if (vx->push_fd >= 0)
 		vx_push_describe(vx, o);

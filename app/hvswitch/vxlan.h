@@ -120,9 +120,14 @@ struct sw_vx {
 	uint64_t mirror_swept;       /* entries a re-read found gone (removed) */
 	uint32_t mirror_seq;         /* the last dump request's sequence number */
 	bool mirror_dumping;         /* a dump is in flight (one at a time per socket) */
-	bool mirror_reread;          /* an overrun: read the mirror again */
+	uint64_t mirror_unswept;     /* re-reads whose dump could not be trusted to sweep */
+	bool mirror_reread;          /* read the mirror again (at mirror_reread_ms) */
+	bool mirror_lost;            /* an overrun lost changes of the push port too */
+	bool mirror_dump_begun;      /* the dump in flight has sent its first part */
+	bool mirror_untrusted;       /* an entry was deleted while it ran (dump_watch()) */
 	uint64_t mirror_dump_ms;     /* when the dump in flight was asked for */
-	uint64_t mirror_reread_ms;   /* not before then (a re-read that could not sweep) */
+	uint64_t mirror_reread_ms;   /* the next re-read not before then */
+	uint64_t mirror_backoff_ms;  /* doubled by each dump that could not be trusted */
 	struct vx_mirror_snap *snap; /* the entries a re-read in flight may sweep */
 	int push_fd;                 /* netlink socket for the pushed MACs, -1: none */
 	int push_ifindex;

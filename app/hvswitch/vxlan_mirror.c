@@ -36,16 +36,17 @@
 
 /* recv() calls one poll makes at most (one message each); what is left waits for the next poll */
 #define MIRROR_POLL_RECVS 4096
-/* A re-read's dump not done after this long is given up and started again. */
+/* A dump not done after this long is given up and asked for again. */
 #define MIRROR_DUMP_TIMEOUT_MS 10000
-/* A re-read that could not sweep (changes it cannot trust) starts again after this. */
-#define MIRROR_REREAD_BACKOFF_MS 1000
+/* Between the starts of two re-reads at least this; a dump that could not be trusted
+ * doubles it, up to the maximum, until one sweeps. */
+#define MIRROR_REREAD_MIN_MS 1000
+#define MIRROR_REREAD_MAX_MS 60000
 
 /* What a re-read may sweep: the mirror's entries when it began. */
 struct vx_mirror_snap {
 	bool flood_seen[VX_MAX_REMOTES]; /* a flood destination the re-read named */
 	bool flood_was[VX_MAX_REMOTES];  /* in the mirror's flood list when it began */
-	bool deleted;                    /* an entry left the mirror while the dump ran */
 	uint32_t n, cap;
 	struct {
 		struct rte_ether_addr mac;
@@ -111,6 +112,8 @@ dump_request(struct sw_vx *vx, int fd)
 		return -1;
 	vx->mirror_seq++;
 	vx->mirror_dumping = true;
+	vx->mirror_dump_begun = false;
+	vx->mirror_untrusted = false;
 	vx->mirror_dump_ms = sw_now_ms();
 	return 0;
 }
@@ -150,6 +153,16 @@ vx_mirror_close(struct sw_vx *vx)
 
 /* ---- the re-read after an overrun: mark and sweep ---- */
 
+/* The port the FDB has @key on (HV_FDB_PORT_NONE: none). */
+static uint16_t
+fdb_port(const struct hv_fdb_key *key)
+{
+	uint16_t port;
+
+	hv_fdb_lookup_bulk(sw.fdb, &key, 1, &port);
+	return port;
+}
+
 static int
 mac_cmp(const void *a, const void *b)
 {
@@ -176,14 +189,14 @@ snap_fn(const struct hv_fdb_entry *e, void *arg)
 /*
  * List what may be swept, then dump on a fresh socket and drop the old
  * one: what it still held is older than the dump, and a dump in flight on
- * it goes with it (one dump at a time per socket). False to retry at the
- * next poll (the old socket stays).
+ * it goes with it (one dump at a time per socket). False to retry later
+ * (the old socket stays).
  */
 static bool
 reread_start(struct sw_vx *vx)
 {
 	uint32_t cap = hv_fdb_count(sw.fdb, vx->port->idx);
-	struct vx_mirror_snap *sn;
+	struct vx_mirror_snap *sn, *old = vx->snap;
 	int fd = mirror_socket();
 
 	if (fd < 0)
@@ -196,19 +209,22 @@ reread_start(struct sw_vx *vx)
 	sn->cap = cap;
 	for (unsigned int i = 0; i < VX_MAX_REMOTES; i++)
 		sn->flood_was[i] = vx->ips[i] != 0 && vx->remotes[i].mirror_flood;
-	free(vx->snap);
 	vx->snap = sn;
 	hv_fdb_walk(sw.fdb, snap_fn, vx);
 	qsort(sn->e, sn->n, sizeof(sn->e[0]), mac_cmp);
 	if (dump_request(vx, fd) != 0) {
 		close(fd);
-		free(vx->snap);
-		vx->snap = NULL;
+		free(sn);
+		vx->snap = old;
 		return false;
 	}
+	free(old);
 	close(vx->nl_fd);
 	vx->nl_fd = fd;
-	vx_push_forget(vx);
+	/* changes of the push port were lost too: push every local MAC again */
+	if (vx->mirror_lost)
+		vx_push_forget(vx);
+	vx->mirror_lost = false;
 	vx->mirror_reread = false;
 	return true;
 }
@@ -247,14 +263,10 @@ reread_sweep(struct sw_vx *vx)
 
 	for (uint32_t i = 0; i < sn->n; i++) {
 		struct hv_fdb_key key = {.mac = sn->e[i].mac, .vlan = vx->port->conf.vlan};
-		const struct hv_fdb_key *kp = &key;
-		uint16_t port;
 
-		if (sn->e[i].seen)
-			continue;
 		/* still ours: another tunnel's mirror may have taken the MAC since */
-		hv_fdb_lookup_bulk(sw.fdb, &kp, 1, &port);
-		if (port == vx->port->idx && hv_fdb_del_static(sw.fdb, &key) == 0)
+		if (!sn->e[i].seen && fdb_port(&key) == vx->port->idx &&
+		    hv_fdb_del_static(sw.fdb, &key) == 0)
 			vx->mirror_swept++;
 	}
 	for (unsigned int i = 0; i < VX_MAX_REMOTES; i++) {
@@ -267,6 +279,7 @@ reread_sweep(struct sw_vx *vx)
 	free(sn);
 	vx->snap = NULL;
 	vx->mirror_rereads++;
+	vx->mirror_backoff_ms = 0;
 	HV_LOG(INFO, "port %s: mirror read again after an overrun", vx->port->conf.name);
 	return flood;
 }
@@ -299,13 +312,6 @@ neigh(struct sw_vx *vx, const struct nlmsghdr *nh)
 			have_ip = true;
 		}
 	}
-	/*
-	 * The kernel's FDB dumps resume by position and never set
-	 * NLM_F_DUMP_INTR: an entry deleted while one runs may make it skip
-	 * another, which the sweep must then not take for gone.
-	 */
-	if (!add && vx->snap != NULL && ndm->ndm_ifindex == vx->mirror_ifindex)
-		vx->snap->deleted = true;
 	if (ndm->ndm_ifindex != vx->mirror_ifindex) {
 		/* the push port: what an earlier run pushed, or an entry that went */
 		if (have_mac && rte_is_unicast_ether_addr(&key.mac))
@@ -334,7 +340,9 @@ neigh(struct sw_vx *vx, const struct nlmsghdr *nh)
 		return false;
 	snap_mark(vx, &key.mac);
 	if (!add) {
-		hv_fdb_del_static(sw.fdb, &key);
+		/* ours only: another tunnel's mirror may have the MAC */
+		if (fdb_port(&key) == vx->port->idx)
+			hv_fdb_del_static(sw.fdb, &key);
 		return false;
 	}
 	ri = vx_remote_add(vx, ip, false, false);
@@ -360,9 +368,21 @@ dump_error(const struct nlmsghdr *nh)
 	return nh->nlmsg_type == NLMSG_ERROR && err == 0 ? -EINVAL : err;
 }
 
+/* Read the mirror again, not before @delay_ms (doubled from a second while re-reads fail). */
+static void
+reread_later(struct sw_vx *vx, uint64_t now)
+{
+	vx->mirror_backoff_ms =
+		vx->mirror_backoff_ms == 0
+			? MIRROR_REREAD_MIN_MS
+			: RTE_MIN(2 * vx->mirror_backoff_ms, (uint64_t)MIRROR_REREAD_MAX_MS);
+	vx->mirror_reread = true;
+	vx->mirror_reread_ms = RTE_MAX(vx->mirror_reread_ms, now + vx->mirror_backoff_ms);
+}
+
 /* The end of our dump (or its failure): whether the flood list changed. */
 static bool
-dump_done(struct sw_vx *vx, const struct nlmsghdr *nh)
+dump_done(struct sw_vx *vx, const struct nlmsghdr *nh, uint64_t now)
 {
 	int err;
 
@@ -370,25 +390,44 @@ dump_done(struct sw_vx *vx, const struct nlmsghdr *nh)
 		return false;
 	vx->mirror_dumping = false;
 	err = dump_error(nh);
+	if (err != 0)
+		HV_LOG_RL(&overrun_rl, WARNING, "port %s: mirror: dump failed: %s",
+			  vx->port->conf.name, strerror(-err));
 	/*
-	 * Cut short, inconsistent, an entry deleted or changes lost while it
-	 * ran: what it did not name may still be there. Sweep nothing, read
-	 * again after a while.
+	 * Cut short, inconsistent, changes lost, or an entry deleted while it
+	 * ran (below): what it did not name may still be there. Sweep nothing
+	 * (the first dump installs what it named), read again later.
 	 */
-	if (err != 0 || (nh->nlmsg_flags & NLM_F_DUMP_INTR) || vx->mirror_reread ||
-	    (vx->snap != NULL && vx->snap->deleted)) {
-		if (err != 0)
-			HV_LOG_RL(&overrun_rl, WARNING, "port %s: mirror: dump failed: %s",
-				  vx->port->conf.name, strerror(-err));
-		if (err != 0 || vx->snap != NULL) {
-			vx->mirror_reread = true;
-			vx->mirror_reread_ms = sw_now_ms() + MIRROR_REREAD_BACKOFF_MS;
-		}
+	if (err != 0 || (nh->nlmsg_flags & NLM_F_DUMP_INTR) || vx->mirror_untrusted ||
+	    vx->mirror_reread) {
+		if (vx->snap != NULL)
+			vx->mirror_unswept++;
 		free(vx->snap);
 		vx->snap = NULL;
+		reread_later(vx, now);
 		return false;
 	}
 	return vx->snap != NULL ? reread_sweep(vx) : false;
+}
+
+/*
+ * Whether a dump can be trusted to name every entry. The kernel resumes an
+ * FDB dump by position (one count over the bridge's entries, then the
+ * vxlan netdev's) and never sets NLM_F_DUMP_INTR for it: an entry of the
+ * bridge deleted between two of its parts may make it skip another. Its
+ * first part is made at the request, so only deletions seen after it count.
+ */
+static void
+dump_watch(struct sw_vx *vx, const struct nlmsghdr *nh)
+{
+	if (!vx->mirror_dumping)
+		return;
+	if (nh->nlmsg_seq == vx->mirror_seq && (nh->nlmsg_flags & NLM_F_MULTI))
+		vx->mirror_dump_begun = true;
+	else if (nh->nlmsg_type == RTM_DELNEIGH && vx->mirror_dump_begun &&
+		 nh->nlmsg_len >= NLMSG_LENGTH(sizeof(struct ndmsg)) &&
+		 ((const struct ndmsg *)NLMSG_DATA(nh))->ndm_family == AF_BRIDGE)
+		vx->mirror_untrusted = true;
 }
 
 void
@@ -405,7 +444,7 @@ vx_mirror_poll(struct sw_vx *vx)
 		/* ENOBUFS: changes were lost; the re-read supersedes what the socket still holds */
 		if (n < 0 && errno == ENOBUFS) {
 			vx->mirror_overruns++;
-			vx->mirror_reread = true;
+			vx->mirror_reread = vx->mirror_lost = true;
 			HV_LOG_RL(&overrun_rl, WARNING,
 				  "port %s: mirror: netlink overrun, reading the mirror again",
 				  vx->port->conf.name);
@@ -416,8 +455,9 @@ vx_mirror_poll(struct sw_vx *vx)
 		len = (int)n;
 		for (const struct nlmsghdr *nh = (const struct nlmsghdr *)buf; NLMSG_OK(nh, len);
 		     nh = NLMSG_NEXT(nh, len)) {
+			dump_watch(vx, nh);
 			if (nh->nlmsg_type == NLMSG_DONE || nh->nlmsg_type == NLMSG_ERROR)
-				flood |= dump_done(vx, nh);
+				flood |= dump_done(vx, nh, now);
 			else
 				flood |= neigh(vx, nh);
 		}
@@ -429,8 +469,13 @@ vx_mirror_poll(struct sw_vx *vx)
 		HV_LOG_RL(&overrun_rl, WARNING, "port %s: mirror: dump timed out, reading again",
 			  vx->port->conf.name);
 	}
-	if (vx->mirror_reread && now >= vx->mirror_reread_ms)
-		(void)reread_start(vx);
+	/* at most one re-read start a second, however often the socket overruns */
+	if (vx->mirror_reread && now >= vx->mirror_reread_ms) {
+		if (!reread_start(vx))
+			HV_LOG_RL(&overrun_rl, WARNING, "port %s: mirror: re-read failed: %s",
+				  vx->port->conf.name, strerror(errno));
+		vx->mirror_reread_ms = now + MIRROR_REREAD_MIN_MS;
+	}
 	if (flood)
 		vx_flood_publish(vx);
 }

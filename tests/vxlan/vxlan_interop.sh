@@ -373,7 +373,7 @@ burst = [x for x in json.load(open(sys.argv[2]))
          if x["mac"].lower().startswith("02:43:00:00:") and x.get("static") and x["port"] == "vx0"
          and x.get("remote") == "192.168.77.3"]
 print("  burst MACs:", len(burst), "overruns:", vx["mirror_overruns"], "re-reads:",
-      vx["mirror_rereads"], "swept:", vx["mirror_swept"])
+      vx["mirror_rereads"], "swept:", vx["mirror_swept"], "unswept:", vx["mirror_unswept"])
 sys.exit(0 if len(burst) == int(sys.argv[3]) and vx["mirror_overruns"] >= int(sys.argv[4])
          and vx["mirror_rereads"] >= int(sys.argv[4]) else 1)
 PY
