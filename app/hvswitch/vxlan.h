@@ -123,10 +123,10 @@ struct sw_vx {
 	uint64_t mirror_unswept;     /* re-reads whose dump could not be trusted to sweep */
 	bool mirror_reread;          /* read the mirror again (at mirror_reread_ms) */
 	bool mirror_lost;            /* an overrun lost changes of the push port too */
-	bool mirror_dump_begun;      /* the dump in flight has sent its first part */
 	bool mirror_untrusted;       /* an entry was deleted while it ran (dump_watch()) */
 	uint64_t mirror_dump_ms;     /* when the dump in flight was asked for */
 	uint64_t mirror_reread_ms;   /* the next re-read not before then */
+	uint64_t mirror_start_ms;    /* when the last re-read started */
 	uint64_t mirror_backoff_ms;  /* doubled by each dump that could not be trusted */
 	struct vx_mirror_snap *snap; /* the entries a re-read in flight may sweep */
 	int push_fd;                 /* netlink socket for the pushed MACs, -1: none */

@@ -112,7 +112,6 @@ dump_request(struct sw_vx *vx, int fd)
 		return -1;
 	vx->mirror_seq++;
 	vx->mirror_dumping = true;
-	vx->mirror_dump_begun = false;
 	vx->mirror_untrusted = false;
 	vx->mirror_dump_ms = sw_now_ms();
 	return 0;
@@ -413,20 +412,16 @@ dump_done(struct sw_vx *vx, const struct nlmsghdr *nh, uint64_t now)
 /*
  * Whether a dump can be trusted to name every entry. The kernel resumes an
  * FDB dump by position (one count over the bridge's entries, then the
- * vxlan netdev's) and never sets NLM_F_DUMP_INTR for it: an entry of the
- * bridge deleted between two of its parts may make it skip another. Its
- * first part is made at the request, so only deletions seen after it count.
+ * vxlan netdev's) and never sets NLM_F_DUMP_INTR for it: an entry of a
+ * bridge deleted while it runs may make it skip another (ageing does not
+ * hold rtnl: such a deletion may even come before the dump's first part).
  */
 static void
 dump_watch(struct sw_vx *vx, const struct nlmsghdr *nh)
 {
-	if (!vx->mirror_dumping)
-		return;
-	if (nh->nlmsg_seq == vx->mirror_seq && (nh->nlmsg_flags & NLM_F_MULTI))
-		vx->mirror_dump_begun = true;
-	else if (nh->nlmsg_type == RTM_DELNEIGH && vx->mirror_dump_begun &&
-		 nh->nlmsg_len >= NLMSG_LENGTH(sizeof(struct ndmsg)) &&
-		 ((const struct ndmsg *)NLMSG_DATA(nh))->ndm_family == AF_BRIDGE)
+	if (vx->mirror_dumping && nh->nlmsg_type == RTM_DELNEIGH &&
+	    nh->nlmsg_len >= NLMSG_LENGTH(sizeof(struct ndmsg)) &&
+	    ((const struct ndmsg *)NLMSG_DATA(nh))->ndm_family == AF_BRIDGE)
 		vx->mirror_untrusted = true;
 }
 
@@ -437,14 +432,44 @@ vx_mirror_poll(struct sw_vx *vx)
 	uint64_t now = sw_now_ms();
 	bool flood = false;
 
+	/* a dump that never ends (its reply lost): give it up, a re-read's socket replaces it */
+	if (vx->mirror_dumping && now - vx->mirror_dump_ms > MIRROR_DUMP_TIMEOUT_MS) {
+		vx->mirror_dumping = false;
+		if (vx->snap != NULL)
+			vx->mirror_unswept++;
+		free(vx->snap);
+		vx->snap = NULL;
+		reread_later(vx, now);
+		HV_LOG_RL(&overrun_rl, WARNING, "port %s: mirror: dump timed out, reading again",
+			  vx->port->conf.name);
+	}
+	/*
+	 * Before reading: the dump then drains in this same turn, not across
+	 * the push side's turn (whose deletions would make it untrusted). At
+	 * most one start a second, however often the socket overruns.
+	 */
+	if (vx->mirror_reread && now >= vx->mirror_reread_ms) {
+		if (reread_start(vx))
+			vx->mirror_start_ms = now;
+		else
+			HV_LOG_RL(&overrun_rl, WARNING, "port %s: mirror: re-read failed: %s",
+				  vx->port->conf.name, strerror(errno));
+		vx->mirror_reread_ms = now + MIRROR_REREAD_MIN_MS;
+	}
 	for (unsigned int round = 0; round < MIRROR_POLL_RECVS; round++) {
 		ssize_t n = recv(vx->nl_fd, buf, sizeof(buf), MSG_DONTWAIT);
 		int len;
 
-		/* ENOBUFS: changes were lost; the re-read supersedes what the socket still holds */
+		/*
+		 * ENOBUFS: changes were lost; the re-read supersedes what the
+		 * socket still holds. It comes a second after the last one at
+		 * most, whatever backoff untrusted dumps built: it installs what
+		 * was lost even if it cannot sweep.
+		 */
 		if (n < 0 && errno == ENOBUFS) {
 			vx->mirror_overruns++;
 			vx->mirror_reread = vx->mirror_lost = true;
+			vx->mirror_reread_ms = vx->mirror_start_ms + MIRROR_REREAD_MIN_MS;
 			HV_LOG_RL(&overrun_rl, WARNING,
 				  "port %s: mirror: netlink overrun, reading the mirror again",
 				  vx->port->conf.name);
@@ -461,20 +486,6 @@ vx_mirror_poll(struct sw_vx *vx)
 			else
 				flood |= neigh(vx, nh);
 		}
-	}
-	/* a dump that never ends (its reply lost): give it up, the re-read's socket replaces it */
-	if (vx->mirror_dumping && now - vx->mirror_dump_ms > MIRROR_DUMP_TIMEOUT_MS) {
-		vx->mirror_dumping = false;
-		vx->mirror_reread = true;
-		HV_LOG_RL(&overrun_rl, WARNING, "port %s: mirror: dump timed out, reading again",
-			  vx->port->conf.name);
-	}
-	/* at most one re-read start a second, however often the socket overruns */
-	if (vx->mirror_reread && now >= vx->mirror_reread_ms) {
-		if (!reread_start(vx))
-			HV_LOG_RL(&overrun_rl, WARNING, "port %s: mirror: re-read failed: %s",
-				  vx->port->conf.name, strerror(errno));
-		vx->mirror_reread_ms = now + MIRROR_REREAD_MIN_MS;
 	}
 	if (flood)
 		vx_flood_publish(vx);

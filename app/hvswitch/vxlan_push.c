@@ -325,6 +325,9 @@ vx_push_poll(struct sw_vx *vx)
 	struct walk w;
 
 	drain(vx);
+	/* a deletion now could make the mirror's dump skip an entry: compare once it is done */
+	if (vx->mirror_dumping)
+		return;
 	sig = sig_now(vx);
 	if ((!ps->dirty && sig == ps->sig && now < ps->next_full_ms) ||
 	    now < ps->last_ms + VX_PUSH_MIN_MS)
