@@ -367,7 +367,7 @@ dump_error(const struct nlmsghdr *nh)
 	return nh->nlmsg_type == NLMSG_ERROR && err == 0 ? -EINVAL : err;
 }
 
-/* Read the mirror again, not before @delay_ms (doubled from a second while re-reads fail). */
+/* Read the mirror again after a backoff (doubled from a second while dumps cannot be trusted). */
 static void
 reread_later(struct sw_vx *vx, uint64_t now)
 {
@@ -376,7 +376,10 @@ reread_later(struct sw_vx *vx, uint64_t now)
 			? MIRROR_REREAD_MIN_MS
 			: RTE_MIN(2 * vx->mirror_backoff_ms, (uint64_t)MIRROR_REREAD_MAX_MS);
 	vx->mirror_reread = true;
-	vx->mirror_reread_ms = RTE_MAX(vx->mirror_reread_ms, now + vx->mirror_backoff_ms);
+	/* an overrun since the last start keeps its deadline: a second after that start */
+	vx->mirror_reread_ms = vx->mirror_lost
+				       ? vx->mirror_start_ms + MIRROR_REREAD_MIN_MS
+				       : RTE_MAX(vx->mirror_reread_ms, now + vx->mirror_backoff_ms);
 }
 
 /* The end of our dump (or its failure): whether the flood list changed. */
