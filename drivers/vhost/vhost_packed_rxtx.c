@@ -6,8 +6,10 @@
  * allocation but mbufs. Guest memory is written only through
  * vhost_packed_guest.h.
  *
- * Used descriptors go where the chains they return began, as they are
- * returned; the first of a burst keeps its flags until the burst ends
+ * Used descriptors go where the chains they return began. Out of the guest
+ * they are written as the chains are taken; into it they are held until the
+ * burst's copies are done (pk_used_hold(), pk_used_flush()). Either way the
+ * first of a burst keeps its flags until the burst ends
  * (vhost_packed_publish(), from vring_used_done()), so that the guest, which
  * reads them in ring order, sees the burst whole.
  */
@@ -296,9 +298,10 @@ pk_mbuf_to_chain(struct mbuf_cursor *mc, struct pk_writer *w, const bool log)
  * the slot the chain began at (as out of the guest's TX ring).
  */
 struct pk_tx {
-	struct hv_packed_pos at; /* next avail slot, and used slot */
-	uint32_t slots;          /* used slots written */
-	struct copy_batch batch; /* short copies, done before the burst publishes */
+	struct hv_packed_pos at;  /* next avail slot, and used slot */
+	uint32_t slots;           /* used slots written */
+	struct copy_batch batch;  /* short copies, done before the burst publishes */
+	struct pk_used_held used; /* used descriptors, written after the copies */
 };
 
 /* One buffer a frame took. */
@@ -429,7 +432,7 @@ pk_enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf 
 		pk_guest_copy(port, vr, log, nb[1], &v[1], 1);
 	}
 	for (uint16_t i = 0; i < nbufs; i++) {
-		pk_used_store(vr, bufs[i].pos, bufs[i].id, bufs[i].len);
+		pk_used_hold(vr, &st->used, bufs[i].pos, bufs[i].id, bufs[i].len);
 		st->slots += bufs[i].ndesc;
 	}
 	st->at = at;
@@ -486,7 +489,7 @@ pk_enqueue_simple(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mb
 		pk_guest_hdr_store(port, vr, log, base, &h, sizeof(struct virtio_net_hdr));
 	pk_guest_copy_batched(port, vr, log, &st->batch, base + hdr_size,
 			      rte_pktmbuf_mtod(m, const uint8_t *), len);
-	pk_used_store(vr, st->at, o.id, hdr_size + len);
+	pk_used_hold(vr, &st->used, st->at, o.id, hdr_size + len);
 	st->slots++;
 	st->at = o.next;
 	return 0;
@@ -511,6 +514,7 @@ pk_tx_burst(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf **p
 	st.at = (struct hv_packed_pos){vr->last_avail_idx, vr->avail_wrap};
 	st.slots = 0;
 	st.batch.n = 0;
+	st.used.n = 0;
 	pk_prefetch(port, vr, st.at, n, pkts);
 	for (uint16_t i = 0; i < RTE_MIN(n, (uint16_t)PREFETCH_AHEAD); i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
@@ -542,6 +546,7 @@ pk_tx_burst(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf **p
 		vr->stats.drops[rc]++;
 	}
 	copy_batch_run(&st.batch);
+	pk_used_flush(vr, &st.used);
 	vr->stats.packets += sent;
 	vr->last_avail_idx = vr->last_used_idx = st.at.idx;
 	vr->avail_wrap = vr->used_wrap = st.at.wrap;

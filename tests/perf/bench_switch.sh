@@ -30,7 +30,8 @@
 #   HV_BENCH_DUTS         DUTs of the comparison                 ["hvswitch testpmd ovs"];
 #                         also hvcap (hvswitch with "hvctl capture port0 -w /dev/null"
 #                         running: every frame copied) and hvbase (HV_BENCH_HVSWITCH_BASE)
-#   HV_BENCH_HVSWITCH_BASE another hvswitch binary (the code before a change): DUT hvbase
+#   HV_BENCH_HVSWITCH_BASE another hvswitch binary (the code before a change): DUT hvbase,
+#                         and hvbasepacked (it with packed_vq=1 generators)
 #   HV_BENCH_PACKED       1: the packed ring's comparison: DUTs "hvswitch testpmd
 #                         hvpacked tpmdpacked", no curves, unless set otherwise.
 #                         hvpacked and tpmdpacked are hvswitch and testpmd driven
@@ -231,7 +232,7 @@ trap 'exit 130' INT TERM
 mkdir -p "$rundir/bin" "$rundir/logs"
 cp "$build/app/hvswitch/hvswitch" "$build/app/hvctl/hvctl" "$rundir/bin/" || die "copy failed"
 cp "$pktgen_src" "$rundir/bin/hv_pktgen" || die "copy failed"
-if [[ " $duts " == *" hvbase "* ]]; then
+if [[ " $duts " == *" hvbase"* ]]; then
 	[ -x "${HV_BENCH_HVSWITCH_BASE:-}" ] || die "DUT hvbase needs HV_BENCH_HVSWITCH_BASE (an hvswitch binary)"
 	cp "$HV_BENCH_HVSWITCH_BASE" "$rundir/bin/hvswitch-base" || die "copy failed"
 fi
@@ -364,7 +365,7 @@ compare_turns() {
 			[ "$v" = n/a ] || rounds[$dut,$size]+="$v "
 		done
 		# capture on against off; this code against the base binary
-		for v in hvcap,hvswitch hvswitch,hvbase hvpacked,tpmdpacked hvpacked,hvswitch; do
+		for v in hvcap,hvswitch hvswitch,hvbase hvpacked,tpmdpacked hvpacked,hvswitch hvpacked,hvbasepacked; do
 			[ -n "${turn[${v%,*},$r]:-}" ] && [ -n "${turn[${v#*,},$r]:-}" ] || continue
 			k=$(ratio "${turn[${v%,*},$r]}" "${turn[${v#*,},$r]}")
 			line+=" ${v%,*}_vs_${v#*,}=$k"
@@ -543,7 +544,7 @@ comparison_table() {
 }
 [ -z "$sizes" ] || comparison_table pps
 for size in $sizes; do
-	for dut in hvswitch hvcap hvbase testpmd ovs hvpacked tpmdpacked; do
+	for dut in hvswitch hvcap hvbase testpmd ovs hvpacked tpmdpacked hvbasepacked; do
 		[ -n "${detail[$dut,$size]:-}" ] && printf '  %-5s %-9s %s\n' "$size" "$dut" "${detail[$dut,$size]}"
 	done
 done
@@ -601,7 +602,8 @@ for size in $sizes; do
 		[[ " $duts " == *" hvpacked "* ]] &&
 			echo "SUMMARY size=$size rounds=$slices packed" \
 				"hvpacked_vs_tpmdpacked_rounds=$(rounds_median "${rounds[hvpacked,tpmdpacked,$size]:-}")" \
-				"hvpacked_vs_hvswitch_rounds=$(rounds_median "${rounds[hvpacked,hvswitch,$size]:-}")"
+				"hvpacked_vs_hvswitch_rounds=$(rounds_median "${rounds[hvpacked,hvswitch,$size]:-}")" \
+				"hvpacked_vs_hvbasepacked_rounds=$(rounds_median "${rounds[hvpacked,hvbasepacked,$size]:-}")"
 	fi
 done
 target() {

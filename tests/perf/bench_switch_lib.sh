@@ -15,10 +15,10 @@ start_dut() {
 	mkdir -p "$rundir/s$run"
 	rm -f "$rundir"/ovs*.sock
 	case $dut in
-	hvswitch | base | hvcap | hvbase | hvpacked)
+	hvswitch | base | hvcap | hvbase | hvpacked | hvbasepacked)
 		local ports=() bin=$hvswitch
 
-		[ "$dut" = hvbase ] && bin=$rundir/bin/hvswitch-base
+		[[ $dut == hvbase || $dut == hvbasepacked ]] && bin=$rundir/bin/hvswitch-base
 		for ((i = 0; i < nports; i++)); do
 			ports+=(--port "$rundir/s$run/p$i.sock")
 		done
@@ -120,7 +120,7 @@ start_gen() {
 
 	shift 7
 	# the packed DUTs: the frontends ask for the packed ring
-	[[ $dut == hvpacked || $dut == tpmdpacked ]] && ring=,packed_vq=1
+	[[ $dut == hvpacked || $dut == tpmdpacked || $dut == hvbasepacked ]] && ring=,packed_vq=1
 	for ((i = 0; i < nports; i++)); do
 		if [ "$dut" = ovs ]; then
 			# OVS is the vhost-user client: our frontends are the servers. EAL
@@ -167,7 +167,7 @@ start_ready() {
 }
 
 # run_turns SIZE INSTANCE...: each INSTANCE, "LABEL:DUT:PORTS:MACS" (MACS source
-# and as many destination addresses; a DUT is hvswitch, base, hvcap, hvbase, hvpacked,
+# and as many destination addresses; a DUT is hvswitch, base, hvcap, hvbase, hvpacked, hvbasepacked,
 # testpmd, tpmdpacked or ovs, at most one ovs), starts once with its generator, learns and
 # warms up; then HV_BENCH_SLICES rounds of turns: the instance whose turn it
 # is runs, the others are paused (SIGSTOP). hvswitch instances get the options
