@@ -29,9 +29,10 @@
 #   HV_BENCH_CURVE_REPS   repetitions of each curve point without turns [HV_BENCH_REPS]
 #   HV_BENCH_DUTS         DUTs of the comparison                 ["hvswitch testpmd ovs"];
 #                         also hvcap (hvswitch with "hvctl capture port0 -w /dev/null"
-#                         running: every frame copied) and hvbase (HV_BENCH_HVSWITCH_BASE)
-#   HV_BENCH_HVSWITCH_BASE another hvswitch binary (the code before a change): DUT hvbase,
-#                         and hvbasepacked (it with packed_vq=1 generators)
+#                         running: every frame copied), hvbase (HV_BENCH_HVSWITCH_BASE) and
+#                         hvbasepacked (the same with packed_vq=1 generators)
+#   HV_BENCH_HVSWITCH_BASE another hvswitch binary (the code before a change): DUTs
+#                         hvbase and hvbasepacked
 #   HV_BENCH_PACKED       1: the packed ring's comparison: DUTs "hvswitch testpmd
 #                         hvpacked tpmdpacked", no curves, unless set otherwise.
 #                         hvpacked and tpmdpacked are hvswitch and testpmd driven
@@ -99,6 +100,9 @@
 #     the median of the rounds' ratios, which the targets then use)
 #   SUMMARY size=S rounds=N hvcap_vs_hvswitch_rounds=.. hvswitch_vs_hvbase_rounds=..
 #     (turns with hvcap or hvbase: capture on against off, this code against the base)
+#   SUMMARY size=S rounds=N packed hvpacked_vs_tpmdpacked_rounds=.. hvpacked_vs_hvswitch_rounds=..
+#     hvpacked_vs_hvbasepacked_rounds=..   (turns with hvpacked: packed against testpmd
+#     packed, against split, against the base on packed rings)
 # Exit status 0 when every run produced a result (targets missed or not).
 set -u -o pipefail
 
