@@ -237,7 +237,8 @@ mkdir -p "$rundir/bin" "$rundir/logs"
 cp "$build/app/hvswitch/hvswitch" "$build/app/hvctl/hvctl" "$rundir/bin/" || die "copy failed"
 cp "$pktgen_src" "$rundir/bin/hv_pktgen" || die "copy failed"
 if [[ " $duts " == *" hvbase"* ]]; then
-	[ -x "${HV_BENCH_HVSWITCH_BASE:-}" ] || die "DUT hvbase needs HV_BENCH_HVSWITCH_BASE (an hvswitch binary)"
+	[ -x "${HV_BENCH_HVSWITCH_BASE:-}" ] ||
+		die "DUTs hvbase and hvbasepacked need HV_BENCH_HVSWITCH_BASE (an hvswitch binary)"
 	cp "$HV_BENCH_HVSWITCH_BASE" "$rundir/bin/hvswitch-base" || die "copy failed"
 fi
 hvswitch=$rundir/bin/hvswitch
@@ -317,7 +318,7 @@ run_one() {
 	rc=$?
 	forget_pid "$gen_pid"
 	rm -rf /var/run/dpdk/"${prefix}g$run" 2>/dev/null
-	if [[ $dut == hvswitch || $dut == base || $dut == hvpacked ]] && kill -0 "$dut_pid" 2>/dev/null; then
+	if [[ $dut == hvswitch || $dut == base || $dut == hv*packed ]] && kill -0 "$dut_pid" 2>/dev/null; then
 		# entries in the MAC table (the header line excluded)
 		fdb=$("$hvctl" --socket "$rundir/hv$run/hvswitch.sock" fdb show 2>/dev/null | sed 1d | wc -l)
 	fi

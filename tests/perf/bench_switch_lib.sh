@@ -167,11 +167,11 @@ start_ready() {
 }
 
 # run_turns SIZE INSTANCE...: each INSTANCE, "LABEL:DUT:PORTS:MACS" (MACS source
-# and as many destination addresses; a DUT is hvswitch, base, hvcap, hvbase, hvpacked, hvbasepacked,
-# testpmd, tpmdpacked or ovs, at most one ovs), starts once with its generator, learns and
-# warms up; then HV_BENCH_SLICES rounds of turns: the instance whose turn it
-# is runs, the others are paused (SIGSTOP). hvswitch instances get the options
-# in the array turn_sw_opts. Sets turn[LABEL,ROUND] (frames/s; 0 for a turn
+# and as many destination addresses; a DUT is hvswitch, base, hvcap, hvbase, hvpacked,
+# hvbasepacked, testpmd, tpmdpacked or ovs, at most one ovs), starts once with its
+# generator, learns and warms up; then HV_BENCH_SLICES rounds of turns: the instance
+# whose turn it is runs, the others are paused (SIGSTOP). hvswitch instances get the
+# options in the array turn_sw_opts. Sets turn[LABEL,ROUND] (frames/s; 0 for a turn
 # without ticks) and turn_order (the labels that got going); counts failures.
 run_turns() {
 	local size=$1 spec label dut nports macs r i k t0 t1 v settle_ns=300000000 limit ticks
