@@ -27,86 +27,179 @@
 #define PK_RX_MAX 64
 /* Guest buffers one frame into the guest may take (64 KiB in 256-byte buffers). */
 #define PK_FRAME_MAX_BUFS 256
+/* Descriptors of the ring in a cache line. */
+#define PK_DESC_PER_LINE (RTE_CACHE_LINE_SIZE / sizeof(struct vring_packed_desc))
 
 /* ---- buffer ids in flight: taken from the ring, not yet returned ---- */
 
-/* Take id @id (below the ring size: the walker checked); false if it is in flight. */
-static inline bool
-id_take(struct hv_vring *vr, uint16_t id)
-{
-	uint64_t bit = UINT64_C(1) << (id & 63);
+/*
+ * The buffer ids a burst has taken: no id may be taken twice before it is
+ * returned, and a burst returns all of its ids as it ends. A driver that
+ * uses its ring in order (DPDK's virtio PMD) gives each buffer the slot it
+ * lies in as its id. While every chain of the burst is one descriptor whose
+ * id is its slot, the ids taken are the slots the burst has passed, a range
+ * known from its first slot and the slots since: no load or store per id.
+ * The first chain that does not fit moves the range into the bitmap
+ * vr->pk_inflight, which keeps the ids of the rest of the burst.
+ */
+struct pk_ids {
+	uint16_t first; /* the burst's first slot */
+	bool bitmap;    /* the ids are in vr->pk_inflight */
+};
 
+static inline void
+ids_begin(struct pk_ids *t, uint16_t first)
+{
+	t->first = first;
+	t->bitmap = false;
+}
+
+/* The range of ids, the @passed slots from the burst's first, into the bitmap. */
+static __rte_noinline void
+ids_to_bitmap(struct hv_vring *vr, struct pk_ids *t, uint32_t passed)
+{
+	uint16_t id = t->first;
+
+	for (uint32_t i = 0; i < passed; i++) {
+		vr->pk_inflight[id >> 6] |= UINT64_C(1) << (id & 63);
+		if (++id == vr->size)
+			id = 0;
+	}
+	t->bitmap = true;
+}
+
+/*
+ * Take buffer id @id (below the ring size: the walker checked) of the chain
+ * at slot @slot, @passed slots after the burst's first, @ndesc slots long;
+ * false if it is in flight. @passed counts the slots of every chain whose id
+ * the burst holds, and no other.
+ */
+static __rte_always_inline bool
+ids_take(struct hv_vring *vr, struct pk_ids *t, uint16_t slot, uint32_t passed, uint16_t ndesc,
+	 uint16_t id)
+{
+	uint64_t bit;
+
+	if (likely(!t->bitmap)) {
+		/* within a lap: no slot passed twice */
+		if (likely(id == slot && ndesc == 1 && passed < vr->size))
+			return true;
+		ids_to_bitmap(vr, t, passed);
+	}
+	bit = UINT64_C(1) << (id & 63);
 	if (unlikely(vr->pk_inflight[id >> 6] & bit))
 		return false;
 	vr->pk_inflight[id >> 6] |= bit;
 	return true;
 }
 
+/*
+ * Give back id @id, of a chain that did not go (the slots after the held
+ * ones: in the range they are not passed).
+ */
 static inline void
-id_put(struct hv_vring *vr, uint16_t id)
+ids_put(struct hv_vring *vr, const struct pk_ids *t, uint16_t id)
 {
-	vr->pk_inflight[id >> 6] &= ~(UINT64_C(1) << (id & 63));
+	if (t->bitmap)
+		vr->pk_inflight[id >> 6] &= ~(UINT64_C(1) << (id & 63));
 }
 
 /*
- * Ids of a burst: their bits are cleared when the burst's used descriptors
- * are written. No id stays in flight from one burst to the next (a held
- * burst releases its ids as it returns): the whole bitmap is cleared, a few
- * stores per burst (128 bytes for 1024 slots), not a load and store per id.
+ * The burst's ids all return. No id stays in flight from one burst to the
+ * next (a held burst releases its ids as it returns): the bitmap, if the
+ * burst used it, is cleared whole, a few stores (128 bytes for 1024 slots),
+ * not a load and store per id.
  */
 static inline void
-ids_release(struct hv_vring *vr)
+ids_end(struct hv_vring *vr, struct pk_ids *t)
 {
-	memset(vr->pk_inflight, 0, RTE_ALIGN_CEIL((uint32_t)vr->size, 64) / 8);
+	if (unlikely(t->bitmap))
+		memset(vr->pk_inflight, 0, RTE_ALIGN_CEIL((uint32_t)vr->size, 64) / 8);
+	t->bitmap = false;
 }
 
 /* Stop the ring for a guest that broke it; the burst's ids go back. */
 static void
-pk_break(struct hv_vhost_port *port, struct hv_vring *vr, int why)
+pk_break(struct hv_vhost_port *port, struct hv_vring *vr, struct pk_ids *ids, int why)
 {
-	ids_release(vr);
+	ids_end(vr, ids);
 	vring_break(port, vr, why);
 }
 
 /*
- * Look at up to @n slots from @at, one load of flags each (four descriptors
- * to a line, in ring order), and count the available ones: no chain of the
- * burst is longer than that count. Of each one-descriptor chain in the
- * region the ring last hit, start loading its buffer (PREFETCH_SPAN bytes at
- * most; into the guest, @pkts set, for writing, what the frame will fill),
- * so that the misses of a burst overlap (see prefetch_chains() of the split
- * ring). Only a hint: nothing read here is trusted.
+ * Start loading the descriptor lines of the next @n slots from @at, once the
+ * first is available: the driver wrote them on its core, and issued back to
+ * back their misses overlap, where reading them in turn would wait for each.
+ * Only a hint: nothing read here is trusted.
  */
-static inline uint16_t
-pk_prefetch(const struct hv_vhost_port *port, const struct hv_vring *vr, struct hv_packed_pos at,
-	    uint16_t n, struct rte_mbuf *const *pkts)
+static inline void
+pk_prefetch_lines(const struct hv_vring *vr, struct hv_packed_pos at, uint16_t n)
 {
-	const struct hv_mem_region *r =
-		vr->mem_hint < port->mem.n ? &port->mem.r[vr->mem_hint] : NULL;
+	const struct vring_packed_desc *d = vr->pdesc;
+	uint16_t last;
+
+	n = RTE_MIN(n, vr->size);
+	if (n < 2 || !hv_packed_avail(__atomic_load_n(&d[at.idx].flags, __ATOMIC_ACQUIRE), at.wrap))
+		return;
+	/* four descriptors to a line: every fourth slot, and the last */
+	for (uint16_t j = PK_DESC_PER_LINE; j < n; j += PK_DESC_PER_LINE)
+		rte_prefetch0(&d[hv_packed_advance(at, j, vr->size).idx]);
+	last = hv_packed_advance(at, n - 1, vr->size).idx;
+	rte_prefetch0(&d[last]);
+}
+
+/* One-descriptor chains a burst has read ahead (pk_scan()), from its first slot on. */
+struct pk_seen {
+	uint16_t n;
+	uint16_t id[PREFETCH_MAX];
+	uint32_t len[PREFETCH_MAX];
+	uint8_t *base[PREFETCH_MAX];
+};
+
+/*
+ * Read the chains of a burst ahead, from @at, up to @n (PREFETCH_MAX at
+ * most), as long as each is one descriptor (hv_packed_one(): each field read
+ * once and checked; writable into the guest, @pkts set) into @s: the burst
+ * takes them from there and does not read them again. Start loading the
+ * buffer of each (PREFETCH_SPAN bytes at most; into the guest, for writing,
+ * what its frame will fill), so that the misses of a burst overlap (see
+ * prefetch_chains() of the split ring). Past them, count the slots still
+ * available, a load of flags each: no chain of the burst is longer.
+ * @return chains read plus slots counted, at most @n.
+ */
+static __rte_always_inline uint16_t
+pk_scan(const struct hv_vhost_port *port, const struct hv_vring *vr, struct hv_packed_pos at,
+	uint16_t n, struct rte_mbuf *const *pkts, struct pk_seen *s)
+{
 	const uint32_t hdr_size = port->hdr_size;
+	const bool into = pkts != NULL;
+	struct hv_packed_one o;
 	uint16_t i;
+	int rc = 0;
 
 	n = RTE_MIN(n, (uint16_t)PREFETCH_MAX);
+	pk_prefetch_lines(vr, at, n);
 	for (i = 0; i < n; i++) {
-		const struct vring_packed_desc *d = &vr->pdesc[at.idx];
-		uint16_t flags = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
+		uint32_t span;
 
-		if (!hv_packed_avail(flags, at.wrap))
+		rc = hv_packed_one(vr->pdesc, vr->size, &port->mem, vr->mem_hint, at, into, &o);
+		if (rc != 0)
 			break;
-		if (r != NULL && !(flags & (VRING_DESC_F_NEXT | VRING_DESC_F_INDIRECT))) {
-			uint64_t off = __atomic_load_n(&d->addr, __ATOMIC_RELAXED) - r->gpa;
-			uint32_t span = __atomic_load_n(&d->len, __ATOMIC_RELAXED);
-
-			if (off < r->size) {
-				const uint8_t *p = r->hva + off;
-
-				if (pkts != NULL)
-					span = RTE_MIN(span, hdr_size + pkts[i]->data_len);
-				span = RTE_MIN(span, (uint32_t)PREFETCH_SPAN);
-				prefetch_buffer(p, p + RTE_MIN((uint64_t)span, r->size - off),
-						pkts != NULL, hdr_line_alone(hdr_size, p));
-			}
-		}
+		s->id[i] = o.id;
+		s->len[i] = o.len;
+		s->base[i] = o.base;
+		span = into ? RTE_MIN(o.len, hdr_size + pkts[i]->data_len) : o.len;
+		span = RTE_MIN(span, (uint32_t)PREFETCH_SPAN);
+		prefetch_buffer(o.base, o.base + span, into, hdr_line_alone(hdr_size, o.base));
+		at = o.next;
+	}
+	s->n = i;
+	if (rc == HV_PACKED_EMPTY)
+		return i;
+	for (; i < n; i++) {
+		if (!hv_packed_avail(__atomic_load_n(&vr->pdesc[at.idx].flags, __ATOMIC_ACQUIRE),
+				     at.wrap))
+			break;
 		at = hv_packed_next(at, vr->size);
 	}
 	return i;
@@ -128,12 +221,14 @@ vhost_packed_rx(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf
 	struct hv_packed_one o;
 	/* b in registers; wb, whose address the walker takes, only for other chains */
 	struct hv_packed_buf b, wb;
+	struct pk_seen seen;
+	struct pk_ids ids;
 	uint16_t count = 0, last_id = 0;
 	uint32_t slots = 0;
 	bool held = false;
 
 	/* an idle ring costs one load and no mbufs; a busy one as many as it has */
-	n = pk_prefetch(port, vr, at, RTE_MIN(n, (uint16_t)PK_RX_MAX), NULL);
+	n = pk_scan(port, vr, at, RTE_MIN(n, (uint16_t)PK_RX_MAX), NULL, &seen);
 	if (n == 0)
 		goto out;
 	if (unlikely(rte_pktmbuf_alloc_bulk(port->mp, pkts, n) != 0)) {
@@ -142,6 +237,7 @@ vhost_packed_rx(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf
 	}
 	for (uint16_t i = 0; i < RTE_MIN(n, (uint16_t)PREFETCH_AHEAD); i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	ids_begin(&ids, at.idx);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[count];
 		bool borrowed = false;
@@ -150,8 +246,18 @@ vhost_packed_rx(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf
 		if (count + PREFETCH_AHEAD < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[count + PREFETCH_AHEAD], void *));
 
-		/* the common descriptor in scalars, anything else through the walker */
-		rc = hv_packed_one(vr->pdesc, vr->size, &port->mem, vr->mem_hint, at, false, &o);
+		/* read ahead by pk_scan(); past those the common descriptor in
+		 * scalars, anything else through the walker */
+		if (likely(i < seen.n)) {
+			o.base = seen.base[i];
+			o.len = seen.len[i];
+			o.id = seen.id[i];
+			o.next = hv_packed_next(at, vr->size);
+			rc = 0;
+		} else {
+			rc = hv_packed_one(vr->pdesc, vr->size, &port->mem, vr->mem_hint, at, false,
+					   &o);
+		}
 		if (likely(rc == 0)) {
 			chain.n_iov = 1;
 			chain.len = o.len;
@@ -169,19 +275,19 @@ vhost_packed_rx(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf
 				break;
 			/* the walker stops only at a corrupt ring: a chain it cannot skip */
 			if (unlikely(rc != 0)) {
-				pk_break(port, vr, rc);
+				pk_break(port, vr, &ids, rc);
 				break;
 			}
 			b = wb;
 		}
-		if (unlikely(!id_take(vr, b.id))) {
-			pk_break(port, vr, HV_VHOST_DROP_BAD_ID);
+		if (unlikely(!ids_take(vr, &ids, at.idx, slots, b.ndesc, b.id))) {
+			pk_break(port, vr, &ids, HV_VHOST_DROP_BAD_ID);
 			break;
 		}
 		rc = dequeue_one(port, vr, &chain, m, &borrowed);
 		if (unlikely(rc == HV_VHOST_DROP_NO_MBUF)) {
 			/* leave the chain to the guest; retry on the next burst */
-			id_put(vr, b.id);
+			ids_put(vr, &ids, b.id);
 			vr->stats.drops[rc]++;
 			break;
 		}
@@ -202,6 +308,7 @@ vhost_packed_rx(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf
 		vr->stats.borrowed += borrowed;
 		count++;
 	}
+	ids_end(vr, &ids);
 	if (count < n)
 		rte_pktmbuf_free_bulk(&pkts[count], n - count);
 	vr->stats.packets += count;
@@ -211,7 +318,6 @@ vhost_packed_rx(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf
 		pk_used_store(vr, start, last_id, 0);
 	vr->last_avail_idx = vr->last_used_idx = at.idx;
 	vr->avail_wrap = vr->used_wrap = at.wrap;
-	ids_release(vr);
 	/* more than a lap from a guest that posts again behind us: counted, clamped */
 	slots = RTE_MIN(slots, (uint32_t)UINT16_MAX);
 	/* entries written but not published: the guest must not reuse what we borrow */
@@ -302,6 +408,8 @@ struct pk_tx {
 	uint32_t slots;           /* used slots written */
 	struct copy_batch batch;  /* short copies, done before the burst publishes */
 	struct pk_used_held used; /* used descriptors, written after the copies */
+	struct pk_ids ids;        /* buffer ids taken */
+	struct pk_seen seen;      /* descriptors read ahead, from the burst's first slot */
 };
 
 /* One buffer a frame took. */
@@ -374,6 +482,7 @@ pk_enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf 
 	struct hv_packed_pos at = st->at;
 	uint32_t need = port->hdr_size + m->pkt_len;
 	uint8_t *nb[2] = {NULL, NULL};
+	uint32_t passed = st->slots;
 	uint16_t nbufs = 0;
 	struct hv_packed_buf b;
 	int rc = 0;
@@ -398,7 +507,7 @@ pk_enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf 
 		}
 		if (rc != 0)
 			goto fail;
-		if (!id_take(vr, b.id)) {
+		if (!ids_take(vr, &st->ids, at.idx, passed, b.ndesc, b.id)) {
 			rc = HV_VHOST_DROP_BAD_ID;
 			goto fail;
 		}
@@ -406,6 +515,7 @@ pk_enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf 
 		bufs[nbufs].id = b.id;
 		bufs[nbufs].ndesc = b.ndesc;
 		nbufs++;
+		passed += b.ndesc;
 		if (nbufs == 1) {
 			/* a buffer that cannot hold the header is a broken ring, as in split */
 			if (chain->len < port->hdr_size) {
@@ -439,7 +549,7 @@ pk_enqueue_one(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf 
 	return 0;
 fail:
 	for (uint16_t i = 0; i < nbufs; i++)
-		id_put(vr, bufs[i].id);
+		ids_put(vr, &st->ids, bufs[i].id);
 	return rc;
 }
 
@@ -479,8 +589,17 @@ pk_enqueue_simple(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mb
 
 	if (m->next != NULL || (m->ol_flags & hv_vhost_vnet_hdr_flag))
 		return PK_NOT_SIMPLE;
-	if (hv_packed_one(vr->pdesc, vr->size, &port->mem, vr->mem_hint, st->at, true, &o) != 0 ||
-	    o.len < hdr_size + len || !id_take(vr, o.id))
+	/* read ahead by pk_scan() (slot by slot from the burst's first), or now */
+	if (likely(st->slots < st->seen.n)) {
+		o.base = st->seen.base[st->slots];
+		o.len = st->seen.len[st->slots];
+		o.id = st->seen.id[st->slots];
+		o.next = hv_packed_next(st->at, vr->size);
+	} else if (hv_packed_one(vr->pdesc, vr->size, &port->mem, vr->mem_hint, st->at, true, &o) !=
+		   0) {
+		return PK_NOT_SIMPLE;
+	}
+	if (o.len < hdr_size + len || !ids_take(vr, &st->ids, st->at.idx, st->slots, 1, o.id))
 		return PK_NOT_SIMPLE;
 	base = o.base;
 	if (hdr_size == sizeof(h))
@@ -515,7 +634,8 @@ pk_tx_burst(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf **p
 	st.slots = 0;
 	st.batch.n = 0;
 	st.used.n = 0;
-	pk_prefetch(port, vr, st.at, n, pkts);
+	pk_scan(port, vr, st.at, n, pkts, &st.seen);
+	ids_begin(&st.ids, st.at.idx);
 	for (uint16_t i = 0; i < RTE_MIN(n, (uint16_t)PREFETCH_AHEAD); i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (uint16_t i = 0; i < n; i++) {
@@ -535,7 +655,7 @@ pk_tx_burst(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf **p
 		}
 		if (pk_tx_error_breaks_ring(rc)) {
 			copy_batch_run(&st.batch);
-			pk_break(port, vr, rc);
+			pk_break(port, vr, &st.ids, rc);
 			vr->stats.drops[HV_VHOST_DROP_NOT_READY] += n - i - 1;
 			break;
 		}
@@ -547,14 +667,13 @@ pk_tx_burst(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf **p
 	}
 	copy_batch_run(&st.batch);
 	pk_used_flush(vr, &st.used);
+	ids_end(vr, &st.ids);
 	vr->stats.packets += sent;
 	vr->last_avail_idx = vr->last_used_idx = st.at.idx;
 	vr->avail_wrap = vr->used_wrap = st.at.wrap;
 	/* no more slots than the ring has: nothing is visible to the guest before the end */
-	if (st.slots > 0) {
-		ids_release(vr);
+	if (st.slots > 0)
 		vring_used_done(port, vr, (uint16_t)st.slots);
-	}
 	return sent;
 }
 

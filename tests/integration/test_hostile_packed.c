@@ -247,6 +247,51 @@ START_TEST(tx_id_reused_in_flight)
 }
 END_TEST
 
+/*
+ * Ids equal to their slots, as DPDK's in-order driver gives them (the switch
+ * keeps those as a range, not bit by bit), then one of them again: refused.
+ */
+START_TEST(tx_slot_id_reused_in_flight)
+{
+	for (unsigned int i = 0; i < 3; i++)
+		post_frame(RAW_DATA_OFF + i * 0x1000u, 100, (uint16_t)i);
+	post_frame(RAW_DATA_OFF + 3 * 0x1000u, 100, 1);
+	ck_assert_uint_le(poll_tx(100), 3);
+	assert_ring_stopped(HV_VHOST_RX, HV_VHOST_DROP_BAD_ID);
+}
+END_TEST
+
+/* Slot ids, then others, then slot ids again, in one burst: all distinct, all taken. */
+START_TEST(tx_slot_ids_then_others)
+{
+	static const uint16_t ids[8] = {0, 1, 2, 3, 9, 5, 200, 4};
+
+	for (unsigned int i = 0; i < 8; i++)
+		post_frame(RAW_DATA_OFF + i * 0x1000u, 100, ids[i]);
+	ck_assert_uint_eq(poll_tx(100), 8);
+	for (unsigned int i = 0; i < 8; i++)
+		ck_assert_uint_eq(pring(GUEST_TX)[i].id, ids[i]);
+	ck_assert_uint_eq(stats(HV_VHOST_RX).stops, 0);
+}
+END_TEST
+
+/* Slot ids lap after lap: every frame taken, each returned under its id. */
+START_TEST(tx_slot_ids_laps)
+{
+	for (unsigned int k = 0; k < 3 * RAW_RING_SIZE / 64; k++) {
+		uint16_t first = post_idx[GUEST_TX];
+
+		for (unsigned int i = 0; i < 64; i++)
+			post_frame(RAW_DATA_OFF + i * 0x1000u, 100, post_idx[GUEST_TX]);
+		ck_assert_uint_eq(poll_tx(100), 64);
+		for (unsigned int i = 0; i < 64; i++)
+			ck_assert_uint_eq(pring(GUEST_TX)[first + i].id, first + i);
+	}
+	ck_assert_uint_eq(stats(HV_VHOST_RX).packets, 3 * RAW_RING_SIZE);
+	ck_assert_uint_eq(stats(HV_VHOST_RX).stops, 0);
+}
+END_TEST
+
 START_TEST(tx_id_out_of_range)
 {
 	post_frame(RAW_DATA_OFF, 100, RAW_RING_SIZE);
@@ -278,6 +323,21 @@ START_TEST(rx_id_reused_in_flight)
 	for (unsigned int i = 0; i < 2; i++)
 		m[i] = peer_frame(peer_switch_pool(), 100, i, 1);
 	ck_assert_uint_le(hv_vhost_tx_burst(bad, 0, m, 2), 1);
+	assert_ring_stopped(HV_VHOST_TX, HV_VHOST_DROP_BAD_ID);
+}
+END_TEST
+
+/* Receive buffers under their slots as ids, then one of those again: refused. */
+START_TEST(rx_slot_id_reused_in_flight)
+{
+	struct rte_mbuf *m[3];
+
+	for (unsigned int i = 0; i < 2; i++)
+		post(GUEST_RX, RAW_DATA_OFF + i * 0x1000u, 2048, (uint16_t)i, VRING_DESC_F_WRITE);
+	post(GUEST_RX, RAW_DATA_OFF + 0x2000, 2048, 0, VRING_DESC_F_WRITE);
+	for (unsigned int i = 0; i < 3; i++)
+		m[i] = peer_frame(peer_switch_pool(), 100, i, 1);
+	ck_assert_uint_le(hv_vhost_tx_burst(bad, 0, m, 3), 2);
 	assert_ring_stopped(HV_VHOST_TX, HV_VHOST_DROP_BAD_ID);
 }
 END_TEST
@@ -438,9 +498,13 @@ suite(void)
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, tx_used_descriptors);
 	tcase_add_test(t, tx_id_reused_in_flight);
+	tcase_add_test(t, tx_slot_id_reused_in_flight);
+	tcase_add_test(t, tx_slot_ids_then_others);
+	tcase_add_test(t, tx_slot_ids_laps);
 	tcase_add_test(t, tx_id_out_of_range);
 	tcase_add_test(t, tx_chain_tail_not_available);
 	tcase_add_test(t, rx_id_reused_in_flight);
+	tcase_add_test(t, rx_slot_id_reused_in_flight);
 	tcase_add_test(t, rx_read_only_buffer);
 	tcase_add_test(t, rx_event_suppression);
 	tcase_add_test(t, vring_base_round_trip);
