@@ -106,6 +106,63 @@ struct hv_packed_one {
 /* hv_packed_one(): not the common case; hv_packed_walk() decides what it is. */
 #define HV_PACKED_NOT_ONE 1
 
+/* A region of guest memory in scalars: what hv_packed_one_in() translates through. */
+struct hv_packed_region {
+	uint64_t gpa;
+	uint64_t size;
+	uint8_t *hva;
+};
+
+/*
+ * The flags a descriptor of hv_packed_one() has, under the mask below:
+ * available at wrap counter @wrap, alone, @writable or not. The next lap's
+ * are these with HV_PACKED_F_AVAIL and HV_PACKED_F_USED flipped.
+ */
+static inline uint16_t
+hv_packed_one_want(bool wrap, bool writable)
+{
+	return (uint16_t)((wrap ? HV_PACKED_F_AVAIL : HV_PACKED_F_USED) |
+			  (writable ? VRING_DESC_F_WRITE : 0));
+}
+
+/* The flags hv_packed_one() looks at. */
+#define HV_PACKED_ONE_MASK                                                                         \
+	(HV_PACKED_F_AVAIL | HV_PACKED_F_USED | VRING_DESC_F_NEXT | VRING_DESC_F_INDIRECT |         \
+	 VRING_DESC_F_WRITE)
+
+/*
+ * hv_packed_one() with what a burst keeps in registers: descriptor @d of a
+ * ring of @size slots, region @r, the flags wanted @want
+ * (hv_packed_one_want()). Sets @o but its next position.
+ */
+static __rte_always_inline int
+hv_packed_one_in(const struct vring_packed_desc *d, uint16_t size,
+		 const struct hv_packed_region *r, uint16_t want, struct hv_packed_one *o)
+{
+	uint16_t flags = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
+	uint64_t addr, off;
+	uint32_t len;
+	uint16_t id;
+
+	if (unlikely((flags & HV_PACKED_ONE_MASK) != want))
+		return (flags & (HV_PACKED_F_AVAIL | HV_PACKED_F_USED)) ==
+				       (want & (HV_PACKED_F_AVAIL | HV_PACKED_F_USED))
+			       ? HV_PACKED_NOT_ONE
+			       : HV_PACKED_EMPTY;
+	addr = __atomic_load_n(&d->addr, __ATOMIC_RELAXED);
+	len = __atomic_load_n(&d->len, __ATOMIC_RELAXED);
+	id = __atomic_load_n(&d->id, __ATOMIC_RELAXED);
+	off = addr - r->gpa;
+	/* len - 1 below the limit: 1 to HV_CHAIN_MAX_LEN bytes */
+	if (unlikely(id >= size || len - 1 >= HV_CHAIN_MAX_LEN || off >= r->size ||
+		     len > r->size - off))
+		return HV_PACKED_NOT_ONE;
+	o->base = r->hva + off;
+	o->len = len;
+	o->id = id;
+	return 0;
+}
+
 /*
  * The common case of hv_packed_walk(), inline and in scalars: the
  * descriptor at @at available, alone (no NEXT, no INDIRECT), writable as
@@ -119,37 +176,18 @@ static __rte_always_inline int
 hv_packed_one(const struct vring_packed_desc *ring, uint16_t size, const struct hv_mem *mem,
 	      uint32_t hint, struct hv_packed_pos at, bool writable, struct hv_packed_one *o)
 {
-	const struct vring_packed_desc *d;
-	const struct hv_mem_region *r;
-	/* available, alone, of the direction asked: one mask and compare */
-	const uint16_t mask = HV_PACKED_F_AVAIL | HV_PACKED_F_USED | VRING_DESC_F_NEXT |
-			      VRING_DESC_F_INDIRECT | VRING_DESC_F_WRITE;
-	const uint16_t want = (uint16_t)((at.wrap ? HV_PACKED_F_AVAIL : HV_PACKED_F_USED) |
-					 (writable ? VRING_DESC_F_WRITE : 0));
-	uint64_t addr, off;
-	uint32_t len;
-	uint16_t flags, id;
+	const struct hv_mem_region *mr;
+	struct hv_packed_region r;
+	int rc;
 
 	if (unlikely(at.idx >= size || hint >= mem->n))
 		return HV_PACKED_NOT_ONE;
-	d = &ring[at.idx];
-	flags = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
-	if (unlikely((flags & mask) != want))
-		return hv_packed_avail(flags, at.wrap) ? HV_PACKED_NOT_ONE : HV_PACKED_EMPTY;
-	r = &mem->r[hint];
-	addr = __atomic_load_n(&d->addr, __ATOMIC_RELAXED);
-	len = __atomic_load_n(&d->len, __ATOMIC_RELAXED);
-	id = __atomic_load_n(&d->id, __ATOMIC_RELAXED);
-	off = addr - r->gpa;
-	/* len - 1 below the limit: 1 to HV_CHAIN_MAX_LEN bytes */
-	if (unlikely(id >= size || len - 1 >= HV_CHAIN_MAX_LEN || off >= r->size ||
-		     len > r->size - off))
-		return HV_PACKED_NOT_ONE;
-	o->base = r->hva + off;
-	o->len = len;
-	o->id = id;
-	o->next = hv_packed_next(at, size);
-	return 0;
+	mr = &mem->r[hint];
+	r = (struct hv_packed_region){.gpa = mr->gpa, .size = mr->size, .hva = mr->hva};
+	rc = hv_packed_one_in(&ring[at.idx], size, &r, hv_packed_one_want(at.wrap, writable), o);
+	if (rc == 0)
+		o->next = hv_packed_next(at, size);
+	return rc;
 }
 
 /*

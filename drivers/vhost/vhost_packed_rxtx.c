@@ -171,36 +171,51 @@ static __rte_always_inline uint16_t
 pk_scan(const struct hv_vhost_port *port, const struct hv_vring *vr, struct hv_packed_pos at,
 	uint16_t n, struct rte_mbuf *const *pkts, struct pk_seen *s)
 {
+	const struct vring_packed_desc *ring = vr->pdesc;
+	const uint16_t size = vr->size;
 	const uint32_t hdr_size = port->hdr_size;
 	const bool into = pkts != NULL;
+	uint16_t want = hv_packed_one_want(at.wrap, into);
+	/* a copy on the stack: the stores below cannot change it, it stays in registers */
+	struct hv_packed_region r;
 	struct hv_packed_one o;
-	uint16_t i;
-	int rc = 0;
+	uint16_t i = 0;
+	int rc = HV_PACKED_NOT_ONE;
 
 	n = RTE_MIN(n, (uint16_t)PREFETCH_MAX);
+	if (unlikely(at.idx >= size))
+		return 0;
 	pk_prefetch_lines(vr, at, n);
-	for (i = 0; i < n; i++) {
-		uint32_t span;
+	if (likely(vr->mem_hint < port->mem.n)) {
+		const struct hv_mem_region *mr = &port->mem.r[vr->mem_hint];
 
-		rc = hv_packed_one(vr->pdesc, vr->size, &port->mem, vr->mem_hint, at, into, &o);
-		if (rc != 0)
-			break;
-		s->id[i] = o.id;
-		s->len[i] = o.len;
-		s->base[i] = o.base;
-		span = into ? RTE_MIN(o.len, hdr_size + pkts[i]->data_len) : o.len;
-		span = RTE_MIN(span, (uint32_t)PREFETCH_SPAN);
-		prefetch_buffer(o.base, o.base + span, into, hdr_line_alone(hdr_size, o.base));
-		at = o.next;
+		r = (struct hv_packed_region){.gpa = mr->gpa, .size = mr->size, .hva = mr->hva};
+		for (; i < n; i++) {
+			uint32_t span;
+
+			rc = hv_packed_one_in(&ring[at.idx], size, &r, want, &o);
+			if (rc != 0)
+				break;
+			s->id[i] = o.id;
+			s->len[i] = o.len;
+			s->base[i] = o.base;
+			span = into ? RTE_MIN(o.len, hdr_size + pkts[i]->data_len) : o.len;
+			span = RTE_MIN(span, (uint32_t)PREFETCH_SPAN);
+			prefetch_buffer(o.base, o.base + span, into, hdr_line_alone(hdr_size, o.base));
+			if (unlikely(++at.idx == size)) {
+				at.idx = 0;
+				at.wrap = !at.wrap;
+				want ^= HV_PACKED_F_AVAIL | HV_PACKED_F_USED;
+			}
+		}
 	}
 	s->n = i;
 	if (rc == HV_PACKED_EMPTY)
 		return i;
 	for (; i < n; i++) {
-		if (!hv_packed_avail(__atomic_load_n(&vr->pdesc[at.idx].flags, __ATOMIC_ACQUIRE),
-				     at.wrap))
+		if (!hv_packed_avail(__atomic_load_n(&ring[at.idx].flags, __ATOMIC_ACQUIRE), at.wrap))
 			break;
-		at = hv_packed_next(at, vr->size);
+		at = hv_packed_next(at, size);
 	}
 	return i;
 }
