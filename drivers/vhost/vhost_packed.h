@@ -127,7 +127,7 @@ hv_packed_one_want(bool wrap, bool writable)
 
 /* The flags hv_packed_one() looks at. */
 #define HV_PACKED_ONE_MASK                                                                         \
-	(HV_PACKED_F_AVAIL | HV_PACKED_F_USED | VRING_DESC_F_NEXT | VRING_DESC_F_INDIRECT |         \
+	(HV_PACKED_F_AVAIL | HV_PACKED_F_USED | VRING_DESC_F_NEXT | VRING_DESC_F_INDIRECT |        \
 	 VRING_DESC_F_WRITE)
 
 /*
@@ -136,8 +136,8 @@ hv_packed_one_want(bool wrap, bool writable)
  * (hv_packed_one_want()). Sets @o but its next position.
  */
 static __rte_always_inline int
-hv_packed_one_in(const struct vring_packed_desc *d, uint16_t size,
-		 const struct hv_packed_region *r, uint16_t want, struct hv_packed_one *o)
+hv_packed_one_in(const struct vring_packed_desc *d, uint16_t size, const struct hv_packed_region *r,
+		 uint16_t want, struct hv_packed_one *o)
 {
 	uint16_t flags = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
 	uint64_t addr, off;

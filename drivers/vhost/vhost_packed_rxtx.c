@@ -201,7 +201,8 @@ pk_scan(const struct hv_vhost_port *port, const struct hv_vring *vr, struct hv_p
 			s->base[i] = o.base;
 			span = into ? RTE_MIN(o.len, hdr_size + pkts[i]->data_len) : o.len;
 			span = RTE_MIN(span, (uint32_t)PREFETCH_SPAN);
-			prefetch_buffer(o.base, o.base + span, into, hdr_line_alone(hdr_size, o.base));
+			prefetch_buffer(o.base, o.base + span, into,
+					hdr_line_alone(hdr_size, o.base));
 			if (unlikely(++at.idx == size)) {
 				at.idx = 0;
 				at.wrap = !at.wrap;
@@ -213,7 +214,8 @@ pk_scan(const struct hv_vhost_port *port, const struct hv_vring *vr, struct hv_p
 	if (rc == HV_PACKED_EMPTY)
 		return i;
 	for (; i < n; i++) {
-		if (!hv_packed_avail(__atomic_load_n(&ring[at.idx].flags, __ATOMIC_ACQUIRE), at.wrap))
+		if (!hv_packed_avail(__atomic_load_n(&ring[at.idx].flags, __ATOMIC_ACQUIRE),
+				     at.wrap))
 			break;
 		at = hv_packed_next(at, size);
 	}
