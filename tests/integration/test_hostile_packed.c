@@ -238,12 +238,21 @@ END_TEST
 
 /* ---- what the guest must not do ---- */
 
+/* Frames under buffer ids @ids, the last a repeat: all but it go at most, and the ring stops. */
+static void
+tx_ids_refused(const uint16_t *ids, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		post_frame(RAW_DATA_OFF + i * 0x1000u, 100, ids[i]);
+	ck_assert_uint_le(poll_tx(100), n - 1);
+	assert_ring_stopped(HV_VHOST_RX, HV_VHOST_DROP_BAD_ID);
+}
+
 START_TEST(tx_id_reused_in_flight)
 {
-	post_frame(RAW_DATA_OFF, 100, 4);
-	post_frame(RAW_DATA_OFF + 0x1000, 100, 4);
-	ck_assert_uint_le(poll_tx(100), 1);
-	assert_ring_stopped(HV_VHOST_RX, HV_VHOST_DROP_BAD_ID);
+	static const uint16_t ids[2] = {4, 4};
+
+	tx_ids_refused(ids, 2);
 }
 END_TEST
 
@@ -253,11 +262,9 @@ END_TEST
  */
 START_TEST(tx_slot_id_reused_in_flight)
 {
-	for (unsigned int i = 0; i < 3; i++)
-		post_frame(RAW_DATA_OFF + i * 0x1000u, 100, (uint16_t)i);
-	post_frame(RAW_DATA_OFF + 3 * 0x1000u, 100, 1);
-	ck_assert_uint_le(poll_tx(100), 3);
-	assert_ring_stopped(HV_VHOST_RX, HV_VHOST_DROP_BAD_ID);
+	static const uint16_t ids[4] = {0, 1, 2, 1};
+
+	tx_ids_refused(ids, 4);
 }
 END_TEST
 
@@ -313,32 +320,35 @@ START_TEST(tx_chain_tail_not_available)
 }
 END_TEST
 
+/* Receive buffers under ids @ids, the last a repeat: a frame for each, all but one go at most. */
+static void
+rx_ids_refused(const uint16_t *ids, unsigned int n)
+{
+	struct rte_mbuf *m[4];
+
+	for (unsigned int i = 0; i < n; i++) {
+		post(GUEST_RX, RAW_DATA_OFF + i * 0x1000u, 2048, ids[i], VRING_DESC_F_WRITE);
+		m[i] = peer_frame(peer_switch_pool(), 100, i, 1);
+	}
+	ck_assert_uint_le(hv_vhost_tx_burst(bad, 0, m, (uint16_t)n), n - 1);
+	assert_ring_stopped(HV_VHOST_TX, HV_VHOST_DROP_BAD_ID);
+}
+
 /* Receive buffers posted twice under one id: the second take is refused. */
 START_TEST(rx_id_reused_in_flight)
 {
-	struct rte_mbuf *m[2];
+	static const uint16_t ids[2] = {7, 7};
 
-	post(GUEST_RX, RAW_DATA_OFF, 2048, 7, VRING_DESC_F_WRITE);
-	post(GUEST_RX, RAW_DATA_OFF + 0x1000, 2048, 7, VRING_DESC_F_WRITE);
-	for (unsigned int i = 0; i < 2; i++)
-		m[i] = peer_frame(peer_switch_pool(), 100, i, 1);
-	ck_assert_uint_le(hv_vhost_tx_burst(bad, 0, m, 2), 1);
-	assert_ring_stopped(HV_VHOST_TX, HV_VHOST_DROP_BAD_ID);
+	rx_ids_refused(ids, 2);
 }
 END_TEST
 
 /* Receive buffers under their slots as ids, then one of those again: refused. */
 START_TEST(rx_slot_id_reused_in_flight)
 {
-	struct rte_mbuf *m[3];
+	static const uint16_t ids[3] = {0, 1, 0};
 
-	for (unsigned int i = 0; i < 2; i++)
-		post(GUEST_RX, RAW_DATA_OFF + i * 0x1000u, 2048, (uint16_t)i, VRING_DESC_F_WRITE);
-	post(GUEST_RX, RAW_DATA_OFF + 0x2000, 2048, 0, VRING_DESC_F_WRITE);
-	for (unsigned int i = 0; i < 3; i++)
-		m[i] = peer_frame(peer_switch_pool(), 100, i, 1);
-	ck_assert_uint_le(hv_vhost_tx_burst(bad, 0, m, 3), 2);
-	assert_ring_stopped(HV_VHOST_TX, HV_VHOST_DROP_BAD_ID);
+	rx_ids_refused(ids, 3);
 }
 END_TEST
 
