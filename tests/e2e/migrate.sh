@@ -13,7 +13,10 @@
 # HV_E2E_MIGR_MAX_LOSS pings; the TCP stream arrived whole at G, now on the
 # destination (sha256 at both ends); the FDB has G's MAC on gdst within
 # HV_E2E_MIGR_FDB_MS of the destination running (GUEST_ANNOUNCE: the guest
-# announces itself); gsrc's counters show dirty pages logged; the switch
+# announces itself); gsrc's counters show dirty pages logged; G's memory on
+# the destination equals the source's, page for page, when the migration
+# completes (the destination starts paused, -S, is compared, then resumed:
+# a page QEMU did not send again after its last change differs); the switch
 # stops cleanly.
 #
 #   migrate.sh [--build-dir DIR] [--hvswitch PATH] [--hvctl PATH] [--cache-dir DIR]
@@ -22,7 +25,8 @@
 # HV_E2E_MIGR_MAX_LOSS (20 pings of 400), HV_E2E_MIGR_FDB_MS (2000),
 # HV_E2E_QEMU_CPUS (taskset list for the QEMUs, default 0), HV_E2E_KEEP=1,
 # HV_E2E_MIGR_PROPS (virtio-net-pci properties of G on both QEMUs, e.g.
-# "packed=on": then G's ports must have negotiated the packed ring).
+# "packed=on": then G's ports must have negotiated the packed ring),
+# HV_E2E_MIGR_MEM_KIB (G's memory in KiB, 262136: see below).
 # Exit: 0 passed, 1 failed, 77 skipped (QEMU, a cloud kernel or busybox-static
 # not installed).
 set -uo pipefail
@@ -37,6 +41,16 @@ fdb_ms=${HV_E2E_MIGR_FDB_MS:-2000}
 pings=400
 qemu_cpus=${HV_E2E_QEMU_CPUS-0}
 g_props=${HV_E2E_MIGR_PROPS:-}
+# G's memory: 256 MiB less 8 KiB (-m counts in 8 KiB). QEMU before 9.0
+# (Debian 12 has 7.2) loses guest writes when it migrates a TCG guest whose
+# RAM block is a multiple of 256 KiB: that size takes a fast path that clears
+# the block's dirty bits without making TCG track the next writes to those
+# pages (fixed upstream by 03bfc2188f06, "physmem: Fix migration dirty
+# bitmap coherency with TCG memory access"). The guest's kernel then runs on
+# the destination with stale pages: about one run in twenty panicked or lost
+# its network. Any other size takes the page-by-page path, which is right.
+# KVM guests track their writes in KVM and are not affected.
+mem_kib=${HV_E2E_MIGR_MEM_KIB:-262136}
 initrd=$("$here/make_initramfs.sh" "$cache" "$kver" | tail -n1)
 rc=${PIPESTATUS[0]}
 [ "$rc" -eq 77 ] && skip "initramfs prerequisites missing"
@@ -87,12 +101,12 @@ start_qemu() {
 	local name=$1 port=$2 ip=$3 peer=$4 role=$5 props=${6:+,$6} n
 	shift 6
 	n=${ip##*.}
-	"${pin[@]}" "$qemu" -accel tcg -cpu max -smp 1 -m 256 -nodefaults -no-reboot \
+	"${pin[@]}" "$qemu" -accel tcg -cpu max -smp 1 -m "${mem_kib}k" -nodefaults -no-reboot \
 		-display none -monitor none -serial "file:$run/$name.log" \
 		-qmp "unix:$run/qmp-$name.sock,server=on,wait=off" \
 		-kernel "$kernel" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 hv.ip=$ip/24 hv.peer=$peer hv.count=$pings hv.wait=$((timeout_s / 2)) hv.linger=$timeout_s hv.tcp_kb=$kb hv.migr=$role" \
-		-object memory-backend-memfd,id=mem,size=256M,share=on -numa node,memdev=mem \
+		-object "memory-backend-memfd,id=mem,size=$((mem_kib * 1024)),share=on" -numa node,memdev=mem \
 		-chardev "socket,id=c0,path=$run/$port.sock" -netdev vhost-user,id=n0,chardev=c0 \
 		-device "virtio-net-pci,netdev=n0,mac=52:54:00:00:00:0$n,romfile=,vectors=0$props" \
 		"$@" </dev/null >"$run/qemu-$name.out" 2>&1 &
@@ -100,7 +114,8 @@ start_qemu() {
 }
 echo "--- guests: $kernel, $(basename "$initrd"), QEMU CPUs: ${qemu_cpus:-floating}"
 start_qemu g-src gsrc 10.0.0.2 10.0.0.1 target "$g_props"
-start_qemu g-dst gdst 10.0.0.2 10.0.0.1 target "$g_props" -incoming "unix:$run/migr.sock"
+# paused once the migration is in (-S): migrate_phase.py compares memories, then resumes it
+start_qemu g-dst gdst 10.0.0.2 10.0.0.1 target "$g_props" -S -incoming "unix:$run/migr.sock"
 start_qemu p peer 10.0.0.1 10.0.0.2 peer ""
 
 passed=0
@@ -138,7 +153,7 @@ fi
 echo "stream running after $(elapsed) s: migrating G from gsrc to gdst"
 python3 "$here/migrate_phase.py" "$run/qmp-g-src.sock" "$run/qmp-g-dst.sock" \
 	"unix:$run/migr.sock" "$hvctl_bin" "$run/hvswitch.sock" 52:54:00:00:00:02 gdst 120 \
-	>"$run/migrate.json" 2>"$run/migrate.err"
+	"${qpid[g-src]}" "${qpid[g-dst]}" >"$run/migrate.json" 2>"$run/migrate.err"
 cat "$run/migrate.json" "$run/migrate.err"
 show_json gsrc >"$run/gsrc-after.json" 2>&1
 # the source is paused for good: gone, as a management stack would do
@@ -173,7 +188,13 @@ sent=$(ping_field sent)
 got=$(ping_field received)
 lost=$(( ${sent:-0} - ${got:-0} ))
 echo "ping: $sent sent, $got answered, $lost lost, longest gap $(ping_field longest_gap) pings (0.1 s each)"
-check "ping: at most $max_loss of $pings lost ($lost)" test -n "$sent" -a "$sent" -gt 0 -a "$lost" -le "$max_loss"
+# and the pings of the time the destination was held for the memory comparison
+held=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
+print(int((r["t_dst_running"] - r["t_dst_in"]) * 10 + 1) if "t_dst_in" in r and "t_dst_running" in r else 0)' \
+	"$run/migrate.json" 2>/dev/null)
+allowed=$((max_loss + ${held:-0}))
+check "ping: at most $max_loss of $pings lost, $allowed with the ${held:-0} of the comparison ($lost)" \
+	test -n "$sent" -a "$sent" -gt 0 -a "$lost" -le "$allowed"
 tcp_field() { tr -d '\r' <"$run/$1.log" | sed -n "s/^HVTEST TCP $2 .*$3=\([^ ]*\).*/\1/p" | head -n1; }
 echo "TCP: sent $(tcp_field p send bytes) bytes sha256 $(tcp_field p send sha256)"
 echo "TCP: G received $(tcp_field g-dst recv bytes) bytes sha256 $(tcp_field g-dst recv sha256)"
@@ -197,6 +218,18 @@ sys.exit(0 if r.get("fdb_before") == "gsrc" and r.get("fdb_after") == "gdst" and
 PY
 }
 check "FDB: G's MAC moved from gsrc to gdst within $fdb_ms ms of the destination running" fdb_in_time
+mem_same() {
+	python3 - "$run/migrate.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+d = r.get("mem_pages_differ")
+if d is None:
+    print("  not compared:", r.get("mem_error", "the destination never paused")); sys.exit(1)
+print("  %d of %d pages differ %s" % (len(d), r.get("mem_pages", 0), " ".join(d[:8])))
+sys.exit(1 if d else 0)
+PY
+}
+check "memory: G's memory on the destination is the source's, page for page, at the handover" mem_same
 pages=$(json_num "$run/gsrc-after.json" qps.0.tx.log_pages)
 syncs=$(json_num "$run/gsrc-after.json" qps.0.tx.log_syncs)
 rxpages=$(json_num "$run/gsrc-after.json" qps.0.rx.log_pages)
