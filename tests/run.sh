@@ -69,6 +69,25 @@ build_and_test() {
 			${HV_TEST_NO_SUITE:+--no-suite "$HV_TEST_NO_SUITE"}
 }
 
+# failed_tests LOG: each test of a meson run (its testlog.json) that did not
+# pass or skip, with its result, duration and first lines that say why (FAIL:,
+# sanitizer reports, assertions), a few lines each
+failed_tests() {
+	[ -f "$1" ] || return 0
+	python3 - "$1" <<'PY'
+import json, re, sys
+why = re.compile(r"^(FAIL|ERROR|timeout)|Sanitizer|runtime error|Assertion|assert|\.c:[0-9]+:")
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r.get("result") in ("OK", "SKIP", "EXPECTEDFAIL"):
+        continue
+    print("FAILED TEST %s: %s after %.0f s (%s)" % (r["name"], r["result"], r.get("duration", 0), sys.argv[1]))
+    out = (r.get("stdout") or "") + (r.get("stderr") or "")
+    for text in [l for l in out.splitlines() if why.search(l)][:6]:
+        print("    " + text[:200])
+PY
+}
+
 # The libFuzzer targets: name and seed corpus (tests/fuzz/README.rst).
 fuzz_targets=(
 	"fuzz_msg tests/fuzz/corpus/msg"
@@ -126,7 +145,7 @@ if [ "$fuzz_long" -eq 1 ]; then
 else
 	step "build + tests (gcc, -Wall -Wextra -Werror)" build_and_test build
 	step "Linux guests of the VMM (guest kernel, suite linux-guest)" bash -c \
-		"ninja -C build guest-kernel guest-initramfs && meson test -C build --no-rebuild --print-errorlogs --suite linux-guest"
+		"ninja -C build guest-kernel guest-initramfs && meson test -C build --no-rebuild --print-errorlogs --suite linux-guest --logbase testlog-linux-guest"
 	# suite sanitizer-skip: minutes spent in peers (FRR, QEMU TCG) over code
 	# that other tests already run under the sanitizers (tests/*/meson.build)
 	step "build + tests under ASan/UBSan" env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
@@ -141,6 +160,11 @@ echo
 echo "total: $SECONDS s"
 for f in "${failures[@]}"; do
 	echo "FAILED: $f"
+done
+# the failed tests of each build, last: a CI log may be read from its end only
+for f in build/meson-logs/testlog.json build/meson-logs/testlog-linux-guest.json \
+	build-asan/meson-logs/testlog.json; do
+	failed_tests "$f"
 done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
