@@ -6,7 +6,12 @@
  * mode (vu_irq_sink.h), on A's CPU at real-time priority where allowed so
  * that an interrupt wakes it at once, as a guest on a CPU of its own.
  * rxmod=0 and rxmod=100 alternate run by run (0, 100, 0, 100, ...) so that
- * this machine's changing speed hits both alike.
+ * this machine's changing speed hits both alike, and the settings are
+ * compared pair by pair: the median over the pairs of the ratio of their
+ * interrupts per frame (the benchmarks' method, doc/performance.rst). One
+ * run's interrupts per frame differ from the next one's by up to a quarter
+ * here (under ASan more); a run the machine slowed moves a sum, not that
+ * median.
  *
  * The shape asserted, with margins for a loaded 2-CPU machine:
  *  - a NAPI sink (interrupts off while it polls) takes no more interrupts
@@ -19,6 +24,7 @@
  */
 #include <check.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -27,12 +33,16 @@
 #include "vu_irq_sink.h"
 #include "vu_rate.h"
 
-#define PAIRS 3
+#define PAIRS 5
 #define RUN_MS 400
 #define SIZE 200
-/* "no more than": 5 % and 2 interrupts per run of slack for this machine's noise */
-#define SLACK_PCT 5
-#define SLACK_IRQS 2
+/*
+ * "no more than": the median pair ratio at most 1.08 (where the window
+ * seldom holds, at 100 000 frames/s, it reads 0.81-1.02 here; a
+ * window that adds interrupts shows most where it holds most, at 20 000
+ * frames/s, which reads 0.5-0.85 here)
+ */
+#define SLACK_PCT 8
 
 static struct hvsw D;
 static struct guest A;
@@ -68,6 +78,9 @@ start(enum vu_sink_mode mode)
 struct sums {
 	uint64_t sent, received, irqs;
 	double secs, sw_irqs, held, unwanted, suppressed;
+	/* interrupts per frame of each run */
+	double ipf[PAIRS];
+	unsigned int runs;
 	/* the worst run: interrupts per 100 µs of its length, early releases aside */
 	double max_irqs_per_window;
 };
@@ -83,8 +96,32 @@ add(struct sums *s, const struct vu_rate_run *r)
 	s->held += r->sw.held;
 	s->unwanted += r->sw.unwanted;
 	s->suppressed += r->sw.suppressed;
+	if (s->runs < PAIRS && r->received > 0)
+		s->ipf[s->runs++] = (double)r->irqs / (double)r->received;
 	s->max_irqs_per_window = RTE_MAX(s->max_irqs_per_window,
 					 ((double)r->irqs - r->sw.early - 1) / (r->secs * 1e4));
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median over the pairs of rxmod 100's interrupts per frame over rxmod 0's. */
+static double
+median_pair_ratio(const struct sums s[2])
+{
+	double v[PAIRS];
+	unsigned int n = RTE_MIN(s[0].runs, s[1].runs);
+
+	ck_assert_uint_gt(n, 0);
+	for (unsigned int p = 0; p < n; p++)
+		v[p] = s[0].ipf[p] > 0 ? s[1].ipf[p] / s[0].ipf[p] : 1.0;
+	qsort(v, n, sizeof(v[0]), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* PAIRS pairs of runs at @rate, rxmod 0 then 100, into @s[0] and @s[1]. */
@@ -113,26 +150,27 @@ pairs(const char *mode, unsigned int rate, struct sums s[2])
 	}
 }
 
-/* rxmod 100 took no more interrupts per frame than rxmod 0, and lost no more frames. */
+/*
+ * rxmod 100 took no more interrupts per frame than rxmod 0 (the median pair
+ * ratio), and lost no more frames.
+ */
 static void
 no_more(const char *mode, unsigned int rate, const struct sums s[2])
 {
 	double ipf0 = (double)s[0].irqs / (double)s[0].received;
-	double bound = (double)s[0].irqs * (100 + SLACK_PCT) / 100 * (double)s[1].received /
-			       (double)s[0].received +
-		       SLACK_IRQS * PAIRS;
+	double ipf1 = (double)s[1].irqs / (double)s[1].received;
+	double ratio = median_pair_ratio(s);
 	double fps0 = (double)s[0].received / s[0].secs, fps1 = (double)s[1].received / s[1].secs;
 	double dlv0 = (double)s[0].received / (double)s[0].sent;
 	double dlv1 = (double)s[1].received / (double)s[1].sent;
 
-	printf("%s rate %u: interrupts per frame %.4f at rxmod 0, %.4f at 100 (%.2fx); "
-	       "frames/s %.0f and %.0f\n",
-	       mode, rate, ipf0, (double)s[1].irqs / (double)s[1].received,
-	       (double)s[1].irqs / (double)s[1].received / ipf0, fps0, fps1);
-	ck_assert_msg((double)s[1].irqs <= bound,
-		      "%s at %u frames/s: %" PRIu64 " interrupts at rxmod 100, %" PRIu64
-		      " at rxmod 0 (bound %.0f)",
-		      mode, rate, s[1].irqs, s[0].irqs, bound);
+	printf("%s rate %u: interrupts per frame %.4f at rxmod 0, %.4f at 100; "
+	       "median pair ratio %.2f; frames/s %.0f and %.0f\n",
+	       mode, rate, ipf0, ipf1, ratio, fps0, fps1);
+	ck_assert_msg(ratio <= (100.0 + SLACK_PCT) / 100,
+		      "%s at %u frames/s: rxmod 100 took %.2fx the interrupts per frame of "
+		      "rxmod 0 (median of %u pairs; %.4f and %.4f in all)",
+		      mode, rate, ratio, RTE_MIN(s[0].runs, s[1].runs), ipf1, ipf0);
 	/*
 	 * The same throughput: every frame sent arrives, as without a window.
 	 * (How many the sender sends is this machine's business: it shares a
@@ -181,12 +219,11 @@ START_TEST(frame_sink_held_to_window)
 	/* one interrupt per 100 µs window */
 	const double window_cap = 10000.0;
 	struct sums s[2];
-	double ipf0, ipf1, rate0;
+	double ratio, rate0;
 
 	start(VU_SINK_FRAME);
 	pairs("frame", 50000, s);
-	ipf0 = (double)s[0].irqs / (double)s[0].received;
-	ipf1 = (double)s[1].irqs / (double)s[1].received;
+	ratio = median_pair_ratio(s);
 	rate0 = (double)s[0].irqs / s[0].secs;
 	printf("frame rate 50000: worst run %.2f interrupts per 100 us at rxmod 100; "
 	       "%.0f/s at rxmod 0, %.0f/s at 100; sink at %s priority\n",
@@ -196,9 +233,10 @@ START_TEST(frame_sink_held_to_window)
 		      "rxmod 100: %.2f interrupts per 100 us window", s[1].max_irqs_per_window);
 	if (B.is_fifo && rate0 >= 1.3 * window_cap)
 		ck_assert_msg(
-			ipf0 >= 1.15 * ipf1,
-			"%.4f interrupts per frame at rxmod 0, %.4f at 100: the window did not bind",
-			ipf0, ipf1);
+			ratio <= 1 / 1.15,
+			"rxmod 100 took %.2fx the interrupts per frame of rxmod 0 (median pair "
+			"ratio): the window did not bind",
+			ratio);
 	else
 		printf("frame rate 50000: the sink took %.0f/s without the window: "
 		       "whether the window binds is not checked\n",
