@@ -57,6 +57,8 @@
 #   HV_BENCH_OVS_VSWITCHD ovs-vswitchd with DPDK  [/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk]
 #   HV_BENCH_PKTGEN       generator binary   [BUILD_DIR/tests/perf/hv_pktgen]
 #   HV_BENCH_KEEP_LOGS    1: keep the run directory with every log [0]
+#   HV_BENCH_BOUND_PCT    the share of bursts a DUT turned away for a turn to count as
+#                         set by the DUT, not the generator (dut_bound_rounds) [80]
 #   HV_BENCH_HUGEPAGES    hugepages: auto, 1 (required) or 0 (--no-huge) [auto]
 #   HV_BENCH_SLICES       rounds of turns of the comparison and of each curve point
 #                         (below); 0: separate runs, HV_BENCH_REPS of them per DUT [30]
@@ -103,6 +105,13 @@
 #   SUMMARY size=S rounds=N packed hvpacked_vs_tpmdpacked_rounds=.. hvpacked_vs_hvswitch_rounds=..
 #     hvpacked_vs_hvbasepacked_rounds=..   (turns with hvpacked: packed against testpmd
 #     packed, against split, against the base on packed rings)
+#   SUMMARY size=S rounds=N dut_bound (...) DUT=PCT ...   (turns: per DUT the median
+#     share of the generator's TX bursts that the DUT's ring did not take whole; near
+#     100 the DUT, not the generator, set the rate)
+#   SUMMARY size=S rounds=N dut_bound_rounds (...) vs_testpmd=M(K) ...   (the ratios'
+#     medians over the K rounds where both DUTs turned away >= HV_BENCH_BOUND_PCT [80] %
+#     of the bursts: a ratio where the generator set one side's rate understates
+#     the faster DUT)
 # Exit status 0 when every run produced a result (targets missed or not).
 set -u -o pipefail
 
@@ -291,6 +300,12 @@ declare -A clean      # the same, runs where both CPUs were ours (>= 95 %)
 declare -A detail     # the same, "Mpps(fwd cpu %)" per run
 declare -A rounds     # [dut,size] -> hvswitch/dut of each round of turns
 declare -A turn       # [label,round] -> frames/s of that turn (run_turns)
+declare -A turn_full  # [label,round] -> % of the generator's bursts the DUT did not take whole
+declare -A full_pcts  # [dut,size] -> those of its turns
+declare -A bound_rounds # [as rounds] -> the ratios of rounds where both DUTs set the rate
+# a turn where the DUT's ring turned away at least this % of the generator's
+# bursts: the DUT, not the generator, set its rate (HV_BENCH_BOUND_PCT)
+bound_pct=${HV_BENCH_BOUND_PCT:-80}
 turn_order=()
 turn_sw_opts=()
 failures=0
@@ -344,6 +359,19 @@ run_one() {
 	fi
 }
 
+# dut_bound A B ROUND: in round ROUND both DUTs, not their generators, set the rate
+dut_bound() {
+	local a=${turn_full[$1,$3]:-n/a} b=${turn_full[$2,$3]:-n/a}
+
+	[ "$a" != n/a ] && [ "$b" != n/a ] && [ "$a" -ge "$bound_pct" ] && [ "$b" -ge "$bound_pct" ]
+}
+# bound_median KEY: the median of the DUT-bound rounds' ratios and how many, "M(K)"
+bound_median() {
+	local v=${bound_rounds[$1]:-}
+
+	echo "$(rounds_median "$v")($(wc -w <<<"$v"))"
+}
+
 # compare_turns SIZE: the comparison of one size in turns (HV_BENCH_SLICES)
 compare_turns() {
 	local size=$1 dut r k v line specs=()
@@ -357,7 +385,8 @@ compare_turns() {
 		line="TURNS size=$size round=$r"
 		for dut in "${turn_order[@]}"; do
 			v=${turn[$dut,$r]}
-			line+=" ${dut}_pps=$v"
+			line+=" ${dut}_pps=$v ${dut}_full_pct=${turn_full[$dut,$r]:-n/a}"
+			[ "${turn_full[$dut,$r]:-n/a}" = n/a ] || full_pcts[$dut,$size]+="${turn_full[$dut,$r]} "
 			if [ "$v" -gt 0 ]; then
 				pps[$dut,$size]+="$v "
 				detail[$dut,$size]+="$(mpps "$v") "
@@ -368,6 +397,7 @@ compare_turns() {
 			v=$(ratio "${turn[hvswitch,$r]}" "${turn[$dut,$r]}")
 			line+=" vs_$dut=$v"
 			[ "$v" = n/a ] || rounds[$dut,$size]+="$v "
+			[ "$v" != n/a ] && dut_bound hvswitch "$dut" "$r" && bound_rounds[$dut,$size]+="$v "
 		done
 		# capture on against off; this code against the base binary
 		for v in hvcap,hvswitch hvswitch,hvbase hvpacked,tpmdpacked hvpacked,hvswitch hvpacked,hvbasepacked; do
@@ -375,6 +405,7 @@ compare_turns() {
 			k=$(ratio "${turn[${v%,*},$r]}" "${turn[${v#*,},$r]}")
 			line+=" ${v%,*}_vs_${v#*,}=$k"
 			[ "$k" = n/a ] || rounds[$v,$size]+="$k "
+			[ "$k" != n/a ] && dut_bound "${v%,*}" "${v#*,}" "$r" && bound_rounds[$v,$size]+="$k "
 		done
 		echo "$line"
 	done
@@ -609,6 +640,22 @@ for size in $sizes; do
 				"hvpacked_vs_tpmdpacked_rounds=$(rounds_median "${rounds[hvpacked,tpmdpacked,$size]:-}")" \
 				"hvpacked_vs_hvswitch_rounds=$(rounds_median "${rounds[hvpacked,hvswitch,$size]:-}")" \
 				"hvpacked_vs_hvbasepacked_rounds=$(rounds_median "${rounds[hvpacked,hvbasepacked,$size]:-}")"
+		# who was the bottleneck: the DUT where its ring turned bursts away
+		line="SUMMARY size=$size rounds=$slices dut_bound (median % of bursts not taken whole)"
+		for dut in $duts; do
+			[ -n "${full_pcts[$dut,$size]:-}" ] && line+=" $dut=$(bench_median "${full_pcts[$dut,$size]}")"
+		done
+		echo "$line"
+		# the same ratios over the rounds where both DUTs set the rate
+		line="SUMMARY size=$size rounds=$slices dut_bound_rounds (>= $bound_pct %; median(rounds))"
+		for v in testpmd ovs hvpacked,tpmdpacked hvpacked,hvswitch hvpacked,hvbasepacked; do
+			[ -n "${rounds[$v,$size]:-}" ] || continue
+			case $v in
+			testpmd | ovs) line+=" vs_$v=$(bound_median "$v,$size")" ;;
+			*) line+=" ${v%,*}_vs_${v#*,}=$(bound_median "$v,$size")" ;;
+			esac
+		done
+		echo "$line"
 	fi
 done
 target() {
@@ -646,6 +693,15 @@ if [[ " $sizes " == *" 64 "* ]] && [ "$slices" -gt 0 ] && [[ " $duts " == *" hvp
 	v=$(rounds_median "${rounds[hvpacked,tpmdpacked,64]:-}")
 	[ "$split" = n/a ] && v=n/a
 	target "64B_packed_vs_testpmd_packed_not_below_split" "$v" "$split"
+	# the same over the rounds where the DUTs set the rate (5 at least of each)
+	split=$(rounds_median "${bound_rounds[testpmd,64]:-}")
+	v=$(rounds_median "${bound_rounds[hvpacked,tpmdpacked,64]:-}")
+	if [ "$(wc -w <<<"${bound_rounds[testpmd,64]:-}")" -lt 5 ] ||
+		[ "$(wc -w <<<"${bound_rounds[hvpacked,tpmdpacked,64]:-}")" -lt 5 ]; then
+		split=n/a
+		v=n/a
+	fi
+	target "64B_packed_vs_testpmd_packed_not_below_split_dut_bound" "$v" "$split"
 fi
 if [[ " $sizes " == *" 64 "* ]] && [ "$slices" -gt 0 ]; then
 	target "64B_vs_testpmd" "$(rounds_median "${rounds[testpmd,64]:-}")" 0.9

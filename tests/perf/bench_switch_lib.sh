@@ -172,13 +172,17 @@ start_ready() {
 # generator, learns and warms up; then HV_BENCH_SLICES rounds of turns: the instance
 # whose turn it is runs, the others are paused (SIGSTOP). hvswitch instances get the
 # options in the array turn_sw_opts. Sets turn[LABEL,ROUND] (frames/s; 0 for a turn
-# without ticks) and turn_order (the labels that got going); counts failures.
+# without ticks), turn_full[LABEL,ROUND] (the share of the generator's TX bursts
+# the DUT's ring did not take whole, %: near 100, the DUT is the bottleneck, not
+# the generator) and turn_order (the labels that got going); counts failures.
 run_turns() {
 	local size=$1 spec label dut nports macs r i k t0 t1 v settle_ns=300000000 limit ticks
+	local calls full
 	local -A dpid gpid gen grun glog
 
 	shift
 	turn=()
+	turn_full=()
 	turn_order=()
 	for spec in "$@"; do
 		IFS=: read -r label dut nports macs <<<"$spec"
@@ -228,6 +232,10 @@ run_turns() {
 			kill -STOP "${gen[$label]}" "${dpid[$label]}"
 			turn[$label,$r]=$(bench_tick_rate "${glog[$label]}" rx_pkts $((t0 + settle_ns)) "$t1")
 			[ "${turn[$label,$r]}" -gt 0 ] || failures=$((failures + 1))
+			calls=$(bench_tick_rate "${glog[$label]}" tx_calls $((t0 + settle_ns)) "$t1")
+			full=$(bench_tick_rate "${glog[$label]}" tx_full $((t0 + settle_ns)) "$t1")
+			turn_full[$label,$r]=$(awk -v c="$calls" -v f="$full" \
+				'BEGIN { if (c > 0) printf "%.0f", 100 * f / c; else print "n/a" }')
 		done
 	done
 	for label in "${turn_order[@]}"; do

@@ -49,10 +49,13 @@
  *
  *   --report-ms N   every N ms of traffic, one line
  *                     TICK ns=<CLOCK_REALTIME> rx_pkts=<since start> tx_pkts=..
+ *                       tx_calls=.. tx_full=..
  *                   A script that stops this process and its DUT (SIGSTOP)
  *                   reads each turn's rate from the ticks inside the turn. A
  *                   gap of more than 100 ms between two loop turns is such a
- *                   pause, not a stall of the DUT.
+ *                   pause, not a stall of the DUT. tx_full over tx_calls
+ *                   within a turn is the share of bursts the DUT's ring did
+ *                   not take whole: near 100 %, the DUT is the bottleneck.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -139,10 +142,11 @@ struct options {
 
 /* TICK lines (--report-ms) and pauses of the whole process. */
 struct ticker {
-	uint64_t every;  /* TSC cycles between ticks, 0: none */
-	uint64_t next;   /* TSC of the next tick */
-	uint64_t pause;  /* a loop turn this much later than the last was a pause */
-	uint64_t rx, tx; /* totals of the phases before this one */
+	uint64_t every; /* TSC cycles between ticks, 0: none */
+	uint64_t next;  /* TSC of the next tick */
+	uint64_t pause; /* a loop turn this much later than the last was a pause */
+	/* totals of the phases before this one */
+	uint64_t rx, tx, tx_calls, tx_full;
 };
 
 /* Counters of one phase (warm-up or measured window). */
@@ -416,9 +420,10 @@ tick(struct ticker *t, const struct counts *c, uint64_t now)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	printf("TICK ns=%" PRIu64 " rx_pkts=%" PRIu64 " tx_pkts=%" PRIu64 "\n",
+	printf("TICK ns=%" PRIu64 " rx_pkts=%" PRIu64 " tx_pkts=%" PRIu64 " tx_calls=%" PRIu64
+	       " tx_full=%" PRIu64 "\n",
 	       (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec, t->rx + c->rx_pkts,
-	       t->tx + c->tx_pkts);
+	       t->tx + c->tx_pkts, t->tx_calls + c->tx_calls, t->tx_full + c->tx_full);
 	fflush(stdout);
 	t->next = now + t->every;
 }
@@ -723,6 +728,8 @@ main(int argc, char **argv)
 	t0 = rte_rdtsc();
 	tk.rx = warm.rx_pkts;
 	tk.tx = warm.tx_pkts;
+	tk.tx_calls = warm.tx_calls;
+	tk.tx_full = warm.tx_full;
 	if (run_phase(&o, tx_mp, pend, &npend, t0 + (uint64_t)(o.duration_s * hz), hz, &meas, &mc,
 		      &tk) != 0) {
 		print_stall("measurement", &meas);
