@@ -116,11 +116,18 @@ wait_ready() {
 # threads too), interrupted after LIMIT seconds in case a server-mode
 # frontend never gets its client; sets gen_pid (of timeout)
 start_gen() {
-	local dut=$1 gen_log=$2 limit=$3 size=$4 nports=$5 smacs=$6 dmacs=$7 i vdevs=() ring=
+	local dut=$1 gen_log=$2 limit=$3 size=$4 nports=$5 smacs=$6 dmacs=$7 i vdevs=() ring= eal=()
 
 	shift 7
-	# the packed DUTs: the frontends ask for the packed ring
-	[[ $dut == hvpacked || $dut == tpmdpacked || $dut == hvbasepacked ]] && ring=,packed_vq=1
+	# the packed DUTs: the frontends ask for the packed ring, on the AVX-512
+	# paths if asked (their Rx path needs mergeable buffers off)
+	if [[ $dut == hvpacked || $dut == tpmdpacked || $dut == hvbasepacked ]]; then
+		ring=,packed_vq=1
+		if [ "$packed_vec" = 1 ]; then
+			ring+=,vectorized=1,mrg_rxbuf=0
+			eal=(--force-max-simd-bitwidth=512)
+		fi
+	fi
 	for ((i = 0; i < nports; i++)); do
 		if [ "$dut" = ovs ]; then
 			# OVS is the vhost-user client: our frontends are the servers. EAL
@@ -130,13 +137,24 @@ start_gen() {
 			vdevs+=(--vdev "net_virtio_user$i,path=$rundir/s$run/p$i.sock,queues=1,queue_size=1024$ring")
 		fi
 	done
+	# virtio's init log says which Rx/Tx paths it took (gen_paths); of two
+	# --log-level patterns that match, the first given wins
 	timeout -s INT -k 10 "$limit" taskset -c "$gen_cpu" "$pktgen" -l "$gen_cpu" --no-pci \
 		"${gen_mem[@]}" --file-prefix "${prefix}g$run" \
-		--log-level='pmd.net.virtio.*:warning' "${vdevs[@]}" \
+		--log-level=pmd.net.virtio.init:info --log-level='pmd.net.virtio.*:warning' \
+		"${eal[@]}" "${vdevs[@]}" \
 		-- --size "$size" --ports "$nports" --src-macs "$smacs" --dst-macs "$dmacs" \
 		--learn-first --link-timeout-s 30 "$@" >"$gen_log" 2>&1 &
 	gen_pid=$!
 	pids+=("$gen_pid")
+}
+# gen_paths LOG: the Rx and Tx paths the generator's virtio-user took on its
+# port 0, as "rx:PATH,tx:PATH" (words joined by "_"), "?" where not logged
+gen_paths() {
+	awk '/set_rxtx_funcs\(\).* path on port 0$/ {
+		sub(/.*using /, ""); sub(/ path on port 0$/, "")
+		dir = $NF == "Rx" ? "rx" : "tx"; NF--; gsub(/ /, "_"); p[dir] = $0 }
+	END { printf "rx:%s,tx:%s\n", "rx" in p ? p["rx"] : "?", "tx" in p ? p["tx"] : "?" }' "$1"
 }
 # turn_index ROUND K N: who takes turn K of round ROUND among N: the order
 # rotates every round and runs backwards every other N rounds, so that over
@@ -216,6 +234,7 @@ run_turns() {
 			continue
 		fi
 		kill -STOP "${gen[$label]}" "$dut_pid"
+		gen_path[$dut]=$(gen_paths "${glog[$label]}")
 		dpid[$label]=$dut_pid
 		gpid[$label]=$gen_pid
 		grun[$label]=$run:$dut
@@ -250,12 +269,16 @@ run_turns() {
 ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "n/a" }'
 }
-# the median of ratios (two decimals), n/a for none
+# not_below RATIOS: how many of the ratios are 1 or more, "K/N"
+not_below() {
+	tr ' ' '\n' <<<"$1" | awk 'NF { n++; k += $1 >= 1 } END { printf "%d/%d\n", k, n }'
+}
+# rounds_median RATIOS [DECIMALS]: their median (two decimals), n/a for none
 rounds_median() {
 	[ -n "$1" ] || { echo n/a; return; }
 	tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g |
-		awk '{ v[NR] = $1 } END { if (NR % 2) printf "%.2f\n", v[(NR + 1) / 2];
-		     else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+		awk -v f="%.${2:-2}f\n" '{ v[NR] = $1 } END { if (NR % 2) printf f, v[(NR + 1) / 2];
+		     else printf f, (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 mpps() {
 	awk -v a="$1" 'BEGIN { if (a > 0) printf "%.3f", a / 1e6; else print "-" }'
