@@ -46,6 +46,13 @@
 #                         mrg_rxbuf=0, --force-max-simd-bitwidth=512: its scalar
 #                         packed paths cannot keep up with the DUTs); 0: the
 #                         scalar paths; auto: 1 where the CPU has AVX-512F [auto]
+#   HV_BENCH_GEN_BURST    frames per TX burst of the generators (1..64): larger bursts
+#                         cost the generator fewer cycles per frame, so that it outruns
+#                         more DUTs (see "Who sets the rate" in doc/performance.rst) [32]
+#   HV_BENCH_GEN_BURST2   with turns: each DUT of the comparison also takes turns
+#                         driven by a generator with bursts of this size, as
+#                         "DUT_bBURST" (its rates on the TURNS lines, no ratios):
+#                         how each DUT answers to the generator's bursts [none]
 #   HV_BENCH_CURVES       curves to run: "ports macs", or ""     ["ports macs"]
 #   HV_BENCH_CURVE_DUTS   DUTs of the curves                    ["hvswitch ovs"]
 #   HV_BENCH_BASE_BUILD   a second build (e.g. of the code before a change):
@@ -109,10 +116,13 @@
 #     (turns with hvcap or hvbase: capture on against off, this code against the base)
 #   SUMMARY size=S rounds=N packed hvpacked_vs_tpmdpacked_rounds=.. hvpacked_vs_hvswitch_rounds=..
 #     hvpacked_vs_hvbasepacked_rounds=.. packed_over_split_rounds=.. packed_not_below_split=K/N
+#     packed_over_split_bound_rounds=M(K)
 #     (turns with hvpacked: packed against testpmd packed, against split, against the
 #     base on packed rings; per round hvpacked_vs_tpmdpacked over vs_testpmd, its median
 #     and in how many rounds it was 1 or more: the target
-#     64B_packed_vs_testpmd_packed_not_below_split is that median >= 1)
+#     64B_packed_vs_testpmd_packed_not_below_split is that median >= 1; the same
+#     median over the K rounds where all four DUTs turned away >= HV_BENCH_BOUND_PCT %
+#     of the bursts: the target ..._all_bound, with K >= 5)
 #   SUMMARY size=S rounds=N dut_bound (...) DUT=PCT ...   (turns: per DUT the median
 #     share of the generator's TX bursts that the DUT's ring did not take whole; near
 #     100 the DUT, not the generator, set the rate)
@@ -120,6 +130,7 @@
 #     medians over the K rounds where both DUTs turned away >= HV_BENCH_BOUND_PCT [80] %
 #     of the bursts: a ratio where the generator set one side's rate understates
 #     the faster DUT)
+#   SUMMARY setup memory=hugepages-2MiB|no-huge-4KiB generator_burst=N packed_vec=0|1
 #   SUMMARY generators (virtio-user paths, port 0) DUT=rx:PATH,tx:PATH ...   (which of
 #     its Rx and Tx paths each DUT's generator took: "inorder" on split rings,
 #     "packed_ring_vectorized" with HV_BENCH_PACKED_VEC=1)
@@ -157,6 +168,8 @@ vswitchd=${HV_BENCH_OVS_VSWITCHD:-/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-
 pktgen_src=${HV_BENCH_PKTGEN:-$build/tests/perf/hv_pktgen}
 slices=${HV_BENCH_SLICES:-30}
 slice_s=${HV_BENCH_SLICE_S:-1}
+gen_burst=${HV_BENCH_GEN_BURST:-32}
+gen_burst2=${HV_BENCH_GEN_BURST2:-}
 
 # bench_hugepages, stop_pid, forget_pid, ovs_vsctl, ovs_db_start, ovs_db_bridge,
 # bench_tick_rate, bench_median, bench_field, testpmd_start, testpmd_quit
@@ -172,6 +185,8 @@ if [ "$slices" != 0 ] && [ -n "$curves" ]; then
 	[[ " $curves " == *" ports "* ]] && [ "$(tr ' ' '\n' <<<"$ports_list" | sort -n | tail -1)" -gt 8 ] &&
 		huge_need=1800
 fi
+# HV_BENCH_GEN_BURST2: every DUT of the comparison twice
+[ -n "${HV_BENCH_GEN_BURST2:-}" ] && [ "$huge_need" -lt 2048 ] && huge_need=2048
 huge=$(bench_hugepages "$huge_need") ||
 	{ echo "bench_switch: HV_BENCH_HUGEPAGES=1 needs hugetlbfs and $huge_need free 2 MiB pages" >&2; exit 1; }
 if [ "$huge" = 1 ]; then
@@ -212,10 +227,16 @@ note() {
 [ "$gen_cpu" != "$dut_cpu" ] || die "generator and DUT need two different CPUs"
 [[ $packed_vec == [01] ]] || die "HV_BENCH_PACKED_VEC must be 0, 1 or auto"
 [[ $slices =~ ^[0-9]+$ ]] || die "HV_BENCH_SLICES must be a number of rounds (0: no turns)"
+[[ $gen_burst =~ ^[0-9]+$ ]] && [ "$gen_burst" -ge 1 ] && [ "$gen_burst" -le 64 ] ||
+	die "HV_BENCH_GEN_BURST must be frames per burst, 1 to 64"
+[ -z "$gen_burst2" ] || { [[ $gen_burst2 =~ ^[0-9]+$ ]] && [ "$gen_burst2" -ge 1 ] &&
+	[ "$gen_burst2" -le 64 ] && [ "$slices" -gt 0 ]; } ||
+	die "HV_BENCH_GEN_BURST2 must be frames per burst, 1 to 64, with turns"
 [[ $slice_s =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v s="$slice_s" 'BEGIN { exit !(s >= 0.5) }' ||
 	die "HV_BENCH_SLICE_S must be seconds, at least 0.5"
 # the generators teach the MAC tables once; they age addresses out after 300 s
-awk -v n="$slices" -v s="$slice_s" -v d="$(wc -w <<<"$duts")" 'BEGIN { exit !(n * s * d <= 240) }' ||
+awk -v n="$slices" -v s="$slice_s" -v d="$(wc -w <<<"$duts")" -v b="${gen_burst2:+2}" \
+	'BEGIN { exit !(n * s * d * (b ? b : 1) <= 240) }' ||
 	die "turns of one size must fit 240 s (HV_BENCH_SLICES x HV_BENCH_SLICE_S x DUTs): the" \
 		"switches' MAC tables age the learned addresses out at 300 s"
 if [ "$gen_cpu" -lt "$dut_cpu" ]; then
@@ -397,6 +418,7 @@ compare_turns() {
 
 	for dut in $duts; do
 		specs+=("$dut:$dut:2:1")
+		[ -n "$gen_burst2" ] && specs+=("${dut}_b$gen_burst2:$dut:2:1:$gen_burst2")
 	done
 	turn_sw_opts=()
 	run_turns "$size" "${specs[@]}"
@@ -434,6 +456,9 @@ compare_turns() {
 				'BEGIN { printf "%.3f", (a / b) / (c / d) }')
 			line+=" packed_over_split=$k"
 			rounds[packed_over_split,$size]+="$k "
+			# all four DUTs set their own rate: the generator skews neither ratio
+			dut_bound hvswitch testpmd "$r" && dut_bound hvpacked tpmdpacked "$r" &&
+				bound_rounds[packed_over_split,$size]+="$k "
 		fi
 		echo "$line"
 	done
@@ -514,7 +539,8 @@ echo "bench_switch: $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -r)," \
 	"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs," \
 	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "bench_switch: generator CPU $gen_cpu, forwarding thread CPU $dut_cpu, warm-up $warmup s," \
-	"window $duration s, $reps repetitions (curves $curve_reps), $mem_mode"
+	"window $duration s, $reps repetitions (curves $curve_reps), $mem_mode," \
+	"generator bursts of $gen_burst"
 [ "$slices" -gt 0 ] && echo "bench_switch: comparison in turns: $slices rounds of $slice_s s per DUT"
 
 case " $duts " in
@@ -669,7 +695,8 @@ for size in $sizes; do
 				"hvpacked_vs_hvswitch_rounds=$(rounds_median "${rounds[hvpacked,hvswitch,$size]:-}")" \
 				"hvpacked_vs_hvbasepacked_rounds=$(rounds_median "${rounds[hvpacked,hvbasepacked,$size]:-}")" \
 				"packed_over_split_rounds=$(rounds_median "${rounds[packed_over_split,$size]:-}" 3)" \
-				"packed_not_below_split=$(not_below "${rounds[packed_over_split,$size]:-}")"
+				"packed_not_below_split=$(not_below "${rounds[packed_over_split,$size]:-}")" \
+				"packed_over_split_bound_rounds=$(rounds_median "${bound_rounds[packed_over_split,$size]:-}" 3)($(wc -w <<<"${bound_rounds[packed_over_split,$size]:-}"))"
 		# who was the bottleneck: the DUT where its ring turned bursts away
 		line="SUMMARY size=$size rounds=$slices dut_bound (median % of bursts not taken whole)"
 		for dut in $duts; do
@@ -731,6 +758,10 @@ if [[ " $sizes " == *" 64 "* ]] && [ "$slices" -gt 0 ] && [[ " $duts " == *" hvp
 		v=n/a
 	fi
 	target "64B_packed_vs_testpmd_packed_not_below_split_dut_bound" "$v" "$split"
+	# paired, over the rounds where all four DUTs set their own rate (5 at least)
+	v=$(rounds_median "${bound_rounds[packed_over_split,64]:-}" 3)
+	[ "$(wc -w <<<"${bound_rounds[packed_over_split,64]:-}")" -ge 5 ] || v=n/a
+	target "64B_packed_vs_testpmd_packed_not_below_split_all_bound" "$v" 1.000
 fi
 if [[ " $sizes " == *" 64 "* ]] && [ "$slices" -gt 0 ]; then
 	target "64B_vs_testpmd" "$(rounds_median "${rounds[testpmd,64]:-}")" 0.9
@@ -740,6 +771,9 @@ elif [[ " $sizes " == *" 64 "* ]]; then
 	target "64B_vs_testpmd" "$(ratio "$h" "$(bench_median "${pps[testpmd,64]:-}")")" 0.9
 	target "64B_vs_ovs" "$(ratio "$h" "$(bench_median "${pps[ovs,64]:-}")")" 1.5
 fi
+# the setup the figures belong to: the packed ring's figures depend on it
+echo "SUMMARY setup memory=$([ "$huge" = 1 ] && echo hugepages-2MiB || echo no-huge-4KiB)" \
+	"generator_burst=$gen_burst packed_vec=$packed_vec"
 line="SUMMARY generators (virtio-user paths, port 0)"
 for dut in $duts; do
 	[ -n "${gen_path[$dut]:-}" ] && line+=" $dut=${gen_path[$dut]}"

@@ -144,7 +144,7 @@ start_gen() {
 		--log-level=pmd.net.virtio.init:info --log-level='pmd.net.virtio.*:warning' \
 		"${eal[@]}" "${vdevs[@]}" \
 		-- --size "$size" --ports "$nports" --src-macs "$smacs" --dst-macs "$dmacs" \
-		--learn-first --link-timeout-s 30 "$@" >"$gen_log" 2>&1 &
+		--learn-first --link-timeout-s 30 --burst "$gen_burst" "$@" >"$gen_log" 2>&1 &
 	gen_pid=$!
 	pids+=("$gen_pid")
 }
@@ -184,8 +184,8 @@ start_ready() {
 	return 1
 }
 
-# run_turns SIZE INSTANCE...: each INSTANCE, "LABEL:DUT:PORTS:MACS" (MACS source
-# and as many destination addresses; a DUT is hvswitch, base, hvcap, hvbase, hvpacked,
+# run_turns SIZE INSTANCE...: each INSTANCE, "LABEL:DUT:PORTS:MACS[:BURST]" (MACS source
+# and as many destination addresses, BURST the generator's bursts [gen_burst]; a DUT is hvswitch, base, hvcap, hvbase, hvpacked,
 # hvbasepacked, testpmd, tpmdpacked or ovs, at most one ovs), starts once with its
 # generator, learns and warms up; then HV_BENCH_SLICES rounds of turns: the instance
 # whose turn it is runs, the others are paused (SIGSTOP). hvswitch instances get the
@@ -195,7 +195,7 @@ start_ready() {
 # the generator) and turn_order (the labels that got going); counts failures.
 run_turns() {
 	local size=$1 spec label dut nports macs r i k t0 t1 v settle_ns=300000000 limit ticks
-	local calls full
+	local calls full burst bursts=$gen_burst gen_burst
 	local -A dpid gpid gen grun glog
 
 	shift
@@ -203,7 +203,9 @@ run_turns() {
 	turn_full=()
 	turn_order=()
 	for spec in "$@"; do
-		IFS=: read -r label dut nports macs <<<"$spec"
+		IFS=: read -r label dut nports macs burst <<<"$spec"
+		# start_gen's bursts
+		gen_burst=${burst:-$bursts}
 		run=$((run + 1))
 		glog[$label]=$rundir/logs/$run-$label-gen.log
 		start_ready "$dut" "$rundir/logs/$run-$label.log" "$nports" "${turn_sw_opts[@]}" ||
