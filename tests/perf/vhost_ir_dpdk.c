@@ -89,8 +89,7 @@ backend_open(struct backend *be, const char *name, const char *vu_args)
 	}
 	be->fe.queue_pairs = 1;
 	snprintf(be->fe.vdev, sizeof(be->fe.vdev), "net_virtio_user_ir%s", name);
-	snprintf(be->fe.devargs, sizeof(be->fe.devargs), "path=%s,queues=1,%s", be->path,
-		 vu_args);
+	snprintf(be->fe.devargs, sizeof(be->fe.devargs), "path=%s,queues=1,%s", be->path, vu_args);
 	if (peer_frontend_open(&be->fe) != 0)
 		return -1;
 	be->fe_open = true;
