@@ -163,6 +163,37 @@ hv_packed_one_in(const struct vring_packed_desc *d, uint16_t size, const struct 
 	return 0;
 }
 
+/* The longest buffer hv_packed_run_one() takes in a region of @rsize bytes. */
+static inline uint32_t
+hv_packed_len_max(uint64_t rsize)
+{
+	return (uint32_t)RTE_MIN(rsize, (uint64_t)HV_CHAIN_MAX_LEN);
+}
+
+/*
+ * hv_packed_one_in() for a burst's read-ahead, which keeps the region in
+ * scalars and tests the ids of the whole run at once: descriptor @d
+ * available and alone as @want says (hv_packed_one_want()), 1 to @len_max
+ * bytes (hv_packed_len_max() of @rsize: rsize - len cannot wrap), lying in
+ * the region of @rsize bytes at @gpa. The id is read, not tested: below the
+ * ring's size is the caller's to check. Each field read once, flags first
+ * (acquire). Writes only @off (from @gpa), @len and @id.
+ * @return true when the descriptor passes.
+ */
+static __rte_always_inline bool
+hv_packed_run_one(const struct vring_packed_desc *d, uint16_t want, uint64_t gpa, uint64_t rsize,
+		  uint32_t len_max, uint64_t *off, uint32_t *len, uint16_t *id)
+{
+	const uint16_t flags = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
+
+	if (unlikely((flags & HV_PACKED_ONE_MASK) != want))
+		return false;
+	*off = __atomic_load_n(&d->addr, __ATOMIC_RELAXED) - gpa;
+	*len = __atomic_load_n(&d->len, __ATOMIC_RELAXED);
+	*id = __atomic_load_n(&d->id, __ATOMIC_RELAXED);
+	return likely(*len - 1 < len_max && *off <= rsize - *len);
+}
+
 /*
  * The common case of hv_packed_walk(), inline and in scalars: the
  * descriptor at @at available, alone (no NEXT, no INDIRECT), writable as

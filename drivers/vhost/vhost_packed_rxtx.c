@@ -20,6 +20,7 @@
 #include "vhost_frame.h"
 #include "vhost_internal.h"
 #include "vhost_packed.h"
+#include "vhost_packed_fast.h"
 #include "vhost_packed_guest.h"
 #include "vhost_prefetch.h"
 
@@ -27,8 +28,6 @@
 #define PK_RX_MAX 64
 /* Guest buffers one frame into the guest may take (64 KiB in 256-byte buffers). */
 #define PK_FRAME_MAX_BUFS 256
-/* Descriptors of the ring in a cache line. */
-#define PK_DESC_PER_LINE (RTE_CACHE_LINE_SIZE / sizeof(struct vring_packed_desc))
 
 /* ---- buffer ids in flight: taken from the ring, not yet returned ---- */
 
@@ -126,102 +125,6 @@ pk_break(struct hv_vhost_port *port, struct hv_vring *vr, struct pk_ids *ids, in
 	vring_break(port, vr, why);
 }
 
-/*
- * Start loading the descriptor lines of the next @n slots from @at, once the
- * first is available: the driver wrote them on its core, and issued back to
- * back their misses overlap, where reading them in turn would wait for each.
- * Only a hint: nothing read here is trusted.
- */
-static inline void
-pk_prefetch_lines(const struct hv_vring *vr, struct hv_packed_pos at, uint16_t n)
-{
-	const struct vring_packed_desc *d = vr->pdesc;
-	uint16_t last;
-
-	n = RTE_MIN(n, vr->size);
-	if (n < 2 || !hv_packed_avail(__atomic_load_n(&d[at.idx].flags, __ATOMIC_ACQUIRE), at.wrap))
-		return;
-	/* four descriptors to a line: every fourth slot, and the last */
-	for (uint16_t j = PK_DESC_PER_LINE; j < n; j += PK_DESC_PER_LINE)
-		rte_prefetch0(&d[hv_packed_advance(at, j, vr->size).idx]);
-	last = hv_packed_advance(at, n - 1, vr->size).idx;
-	rte_prefetch0(&d[last]);
-}
-
-/* One-descriptor chains a burst has read ahead (pk_scan()), from its first slot on. */
-struct pk_seen {
-	uint16_t n;
-	uint16_t id[PREFETCH_MAX];
-	uint32_t len[PREFETCH_MAX];
-	uint8_t *base[PREFETCH_MAX];
-};
-
-/*
- * Read the chains of a burst ahead, from @at, up to @n (PREFETCH_MAX at
- * most), as long as each is one descriptor (hv_packed_one(): each field read
- * once and checked; writable into the guest, @pkts set) into @s: the burst
- * takes them from there and does not read them again. Start loading the
- * buffer of each (PREFETCH_SPAN bytes at most; into the guest, for writing,
- * what its frame will fill), so that the misses of a burst overlap (see
- * prefetch_chains() of the split ring). Past them, count the slots still
- * available, a load of flags each: no chain of the burst is longer.
- * @return chains read plus slots counted, at most @n.
- */
-static __rte_always_inline uint16_t
-pk_scan(const struct hv_vhost_port *port, const struct hv_vring *vr, struct hv_packed_pos at,
-	uint16_t n, struct rte_mbuf *const *pkts, struct pk_seen *s)
-{
-	const struct vring_packed_desc *ring = vr->pdesc;
-	const uint16_t size = vr->size;
-	const uint32_t hdr_size = port->hdr_size;
-	const bool into = pkts != NULL;
-	uint16_t want = hv_packed_one_want(at.wrap, into);
-	/* a copy on the stack: the stores below cannot change it, it stays in registers */
-	struct hv_packed_region r;
-	struct hv_packed_one o;
-	uint16_t i = 0;
-	int rc = HV_PACKED_NOT_ONE;
-
-	n = RTE_MIN(n, (uint16_t)PREFETCH_MAX);
-	if (unlikely(at.idx >= size))
-		return 0;
-	pk_prefetch_lines(vr, at, n);
-	if (likely(vr->mem_hint < port->mem.n)) {
-		const struct hv_mem_region *mr = &port->mem.r[vr->mem_hint];
-
-		r = (struct hv_packed_region){.gpa = mr->gpa, .size = mr->size, .hva = mr->hva};
-		for (; i < n; i++) {
-			uint32_t span;
-
-			rc = hv_packed_one_in(&ring[at.idx], size, &r, want, &o);
-			if (rc != 0)
-				break;
-			s->id[i] = o.id;
-			s->len[i] = o.len;
-			s->base[i] = o.base;
-			span = into ? RTE_MIN(o.len, hdr_size + pkts[i]->data_len) : o.len;
-			span = RTE_MIN(span, (uint32_t)PREFETCH_SPAN);
-			prefetch_buffer(o.base, o.base + span, into,
-					hdr_line_alone(hdr_size, o.base));
-			if (unlikely(++at.idx == size)) {
-				at.idx = 0;
-				at.wrap = !at.wrap;
-				want ^= HV_PACKED_F_AVAIL | HV_PACKED_F_USED;
-			}
-		}
-	}
-	s->n = i;
-	if (rc == HV_PACKED_EMPTY)
-		return i;
-	for (; i < n; i++) {
-		if (!hv_packed_avail(__atomic_load_n(&ring[at.idx].flags, __ATOMIC_ACQUIRE),
-				     at.wrap))
-			break;
-		at = hv_packed_next(at, size);
-	}
-	return i;
-}
-
 /* ---- out of the guest's TX ring ---- */
 
 uint16_t
@@ -242,20 +145,33 @@ vhost_packed_rx(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf
 	struct pk_ids ids;
 	uint16_t count = 0, last_id = 0;
 	uint32_t slots = 0;
-	bool held = false;
+	bool held = false, raw;
 
 	/* an idle ring costs one load and no mbufs; a busy one as many as it has */
-	n = pk_scan(port, vr, at, RTE_MIN(n, (uint16_t)PK_RX_MAX), NULL, &seen);
+	n = pk_scan(port, vr, at, RTE_MIN(n, (uint16_t)PK_RX_MAX), false, NULL, &seen);
 	if (n == 0)
 		goto out;
-	if (unlikely(rte_pktmbuf_alloc_bulk(port->mp, pkts, n) != 0)) {
+	if (unlikely(pk_rx_mbufs(port->mp, pkts, n, &raw) != 0)) {
 		vr->stats.drops[HV_VHOST_DROP_NO_MBUF]++;
 		goto out;
 	}
-	for (uint16_t i = 0; i < RTE_MIN(n, (uint16_t)PREFETCH_AHEAD); i++)
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	pk_rx_prefetch_mbufs(pkts, n, raw);
 	ids_begin(&ids, at.idx);
-	for (uint16_t i = 0; i < n; i++) {
+	/* the usual frames in a tight loop; from the first other on, one by one */
+	count = raw ? pk_rx_simple(port, vr, pkts, &seen, n) : 0;
+	if (raw)
+		for (uint16_t i = count; i < n; i++)
+			rte_pktmbuf_reset(pkts[i]);
+	if (count > 0) {
+		if (!port->in_order)
+			for (uint16_t i = 0; i < count; i++)
+				pk_used_store(vr, hv_packed_advance(at, i, vr->size), seen.id[i],
+					      0);
+		last_id = seen.id[count - 1];
+		slots = count;
+		at = hv_packed_advance(at, count, vr->size);
+	}
+	for (uint16_t i = count; i < n; i++) {
 		struct rte_mbuf *m = pkts[count];
 		bool borrowed = false;
 		int rc;
@@ -651,11 +567,21 @@ pk_tx_burst(struct hv_vhost_port *port, struct hv_vring *vr, struct rte_mbuf **p
 	st.slots = 0;
 	st.batch.n = 0;
 	st.used.n = 0;
-	pk_scan(port, vr, st.at, n, pkts, &st.seen);
+	pk_scan(port, vr, st.at, n, true, pkts, &st.seen);
 	ids_begin(&st.ids, st.at.idx);
 	for (uint16_t i = 0; i < RTE_MIN(n, (uint16_t)PREFETCH_AHEAD); i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-	for (uint16_t i = 0; i < n; i++) {
+	/* the usual frames in a tight loop; from the first other on, one by one */
+	/* the header's size a constant: its compare and copy inline */
+	if (!log && port->hdr_size == sizeof(struct virtio_net_hdr_v1))
+		sent = pk_tx_simple(vr, pkts, n, &st.seen, st.at, sizeof(struct virtio_net_hdr_v1));
+	else if (!log && port->hdr_size == sizeof(struct virtio_net_hdr))
+		sent = pk_tx_simple(vr, pkts, n, &st.seen, st.at, sizeof(struct virtio_net_hdr));
+	if (sent > 0) {
+		st.at = hv_packed_advance(st.at, sent, vr->size);
+		st.slots = sent;
+	}
+	for (uint16_t i = sent; i < n; i++) {
 		uint32_t len = pkts[i]->pkt_len;
 		int rc;
 

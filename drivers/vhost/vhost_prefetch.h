@@ -89,6 +89,25 @@ prefetch_buffer(const uint8_t *p, const uint8_t *end, bool for_write, bool hdr_a
 }
 
 /*
+ * prefetch_buffer() from @p over @span bytes, PREFETCH_SPAN at most, without
+ * a loop: the first line, the last, and the ones between (a span of over 64
+ * bytes reaches one line more, of over 128 two).
+ */
+static __rte_always_inline void
+prefetch_span(const uint8_t *p, uint32_t span, bool for_write, bool hdr_alone)
+{
+	prefetch_line(p, for_write && !hdr_alone);
+	if (span > RTE_CACHE_LINE_SIZE) {
+		prefetch_line(p + RTE_CACHE_LINE_SIZE, for_write);
+		if (unlikely(span > 2 * RTE_CACHE_LINE_SIZE)) {
+			prefetch_line(p + 2 * RTE_CACHE_LINE_SIZE, for_write);
+			span = RTE_MIN(span, (uint32_t)PREFETCH_SPAN);
+		}
+		prefetch_line(p + span - 1, for_write);
+	}
+}
+
+/*
  * Start loading the descriptors of the next @n chains from avail position
  * @idx, then the first buffer of each, all before copying any. The guest
  * just wrote them on another core, and guest buffers miss the caches and
@@ -162,6 +181,19 @@ prefetch_used(const struct hv_vring *vr, uint16_t idx, uint16_t n, bool for_writ
 		prefetch_line(&vr->used->ring[(uint16_t)(idx + i) & vr->mask], for_write);
 	if (n > 0)
 		prefetch_line(&vr->used->ring[(uint16_t)(idx + n - 1) & vr->mask], for_write);
+}
+
+/*
+ * Copy @len bytes, 32 to 64 (a short frame's usual copy), in two moves of
+ * 32 that overlap, without rte_memcpy()'s tests of size and alignment. The
+ * overlap is read and written twice: for frame bytes, which nothing
+ * checks, that is harmless.
+ */
+static __rte_always_inline void
+copy_32_to_64(uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+	rte_mov32(dst, src);
+	rte_mov32(dst + len - 32, src + len - 32);
 }
 
 /*

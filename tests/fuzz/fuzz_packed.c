@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target: hv_packed_walk() (and its inline fast path) over
- * fuzz-written guest memory, and a guest-side ring consumer on top of it.
+ * fuzz-written guest memory, and a guest-side ring consumer on top of it;
+ * hv_packed_run_one() (a burst's read-ahead) against hv_packed_one_in() on
+ * every slot.
  *
  * Input: [size: le16][position: le16][flags][memory image: up to 64 KiB]
  *   size      1 + (v % 2048) ring slots (any size: packed rings need no
@@ -98,6 +100,43 @@ check_chain(const struct hv_mem *mem, const struct hv_chain *c, const struct hv_
 	FUZZ_ASSERT(total == c->len);
 }
 
+/*
+ * hv_packed_run_one() (a burst's read-ahead) must take exactly what
+ * hv_packed_one_in() takes, once its caller has checked the id, with the
+ * same buffer; what it takes lies whole in the region. Every slot of the
+ * ring (the first 256), both regions.
+ */
+static void
+check_run_one(const struct vring_packed_desc *ring, uint16_t ring_size, const struct hv_mem *mem,
+	      uint16_t want)
+{
+	for (uint32_t h = 0; h < mem->n; h++) {
+		const struct hv_mem_region *mr = &mem->r[h];
+		const struct hv_packed_region r = {
+			.gpa = mr->gpa, .size = mr->size, .hva = mr->hva};
+		const uint32_t len_max = hv_packed_len_max(mr->size);
+
+		for (uint16_t i = 0; i < ring_size && i < 256; i++) {
+			struct hv_packed_one o;
+			uint64_t off = 0;
+			uint32_t len = 0;
+			uint16_t id = 0;
+			bool ok = hv_packed_run_one(&ring[i], want, mr->gpa, mr->size, len_max,
+						    &off, &len, &id);
+			int rc = hv_packed_one_in(&ring[i], ring_size, &r, want, &o);
+
+			FUZZ_ASSERT((rc == 0) == (ok && id < ring_size));
+			if (!ok)
+				continue;
+			FUZZ_ASSERT(len >= 1 && len <= HV_CHAIN_MAX_LEN);
+			FUZZ_ASSERT(off < mr->size && len <= mr->size - off);
+			memcpy(hv_fuzz_scratch, mr->hva + off, RTE_MIN(len, REGION_SIZE));
+			if (rc == 0)
+				FUZZ_ASSERT(o.base == mr->hva + off && o.len == len && o.id == id);
+		}
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -133,6 +172,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mem.r[0] = (struct hv_mem_region){.gpa = R0_GPA, .size = REGION_SIZE, .hva = region_buf[0]};
 	mem.r[1] = (struct hv_mem_region){
 		.gpa = r1_gpa[(flags >> 3) & 3], .size = REGION_SIZE, .hva = region_buf[1]};
+
+	check_run_one(ring, ring_size, &mem, hv_packed_one_want(at.wrap, writable));
 
 	rc = hv_packed_walk(ring, ring_size, &mem, &hint, at, writable, indirect_ok, &chain, &b);
 	if (verbose)

@@ -9,10 +9,12 @@
  */
 #include <check.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <linux/virtio_net.h>
 #include <rte_ethdev.h>
 
 #include "peer.h"
@@ -497,6 +499,199 @@ START_TEST(vring_base_round_trip)
 }
 END_TEST
 
+/* ---- the in-order fast path (vhost_packed_fast.h): where it hands over ---- */
+
+/*
+ * Frames out of the guest under their slots as ids (the fast path's), one
+ * asking for an offload that was not negotiated and, after the general loop
+ * has taken over, one too short among them: those two dropped and counted,
+ * the others delivered whole, every slot returned under its id.
+ */
+START_TEST(tx_fast_path_hands_over)
+{
+	struct hv_vhost_vring_stats s;
+
+	for (unsigned int i = 0; i < 8; i++) {
+		uint32_t off = RAW_DATA_OFF + i * 0x1000u;
+
+		if (i == 5) {
+			raw_fe_frame(&fe, off, HDR, 10);
+			post(GUEST_TX, off, HDR + 10, (uint16_t)i, 0);
+			continue;
+		}
+		raw_fe_frame(&fe, off, HDR, 100);
+		if (i == 2)
+			fe.mem[off] = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+		post(GUEST_TX, off, HDR + 100, (uint16_t)i, 0);
+	}
+	ck_assert_uint_eq(poll_tx(100), 6);
+	s = stats(HV_VHOST_RX);
+	ck_assert_uint_eq(s.packets, 6);
+	ck_assert_uint_eq(s.drops[HV_VHOST_DROP_TOO_SHORT], 1);
+	ck_assert_uint_eq(s.drops[HV_VHOST_DROP_BAD_HEADER], 1);
+	ck_assert_uint_eq(s.stops, 0);
+	for (unsigned int i = 0; i < 8; i++) {
+		ck_assert_uint_eq(pring(GUEST_TX)[i].id, i);
+		ck_assert_uint_eq(pring(GUEST_TX)[i].flags & (F_AVAIL | F_USED), 0);
+	}
+}
+END_TEST
+
+/* Every mbuf the pool holds, with the fields a reset sets left wrong. */
+static void
+pool_dirty(struct rte_mempool *mp)
+{
+	unsigned int n = rte_mempool_avail_count(mp), got = 0;
+	struct rte_mbuf **all = calloc(n, sizeof(*all));
+
+	ck_assert_ptr_nonnull(all);
+	while (got < n && (all[got] = rte_pktmbuf_alloc(mp)) != NULL) {
+		struct rte_mbuf *m = all[got++];
+
+		m->data_off = 7;
+		m->port = 3;
+		m->ol_flags = RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_TX_TCP_SEG;
+		m->packet_type = 0x211;
+		m->vlan_tci = 0x123;
+		m->vlan_tci_outer = 0x456;
+		m->tx_offload = UINT64_MAX;
+		m->data_len = 77;
+		m->pkt_len = 9999;
+	}
+	for (unsigned int i = 0; i < got; i++)
+		rte_pktmbuf_free(all[i]);
+	free(all);
+}
+
+/*
+ * Frames out of the guest into mbufs the fast path takes raw from the pool,
+ * after every mbuf there was left dirty: each comes out as a fresh one
+ * would (rte_pktmbuf_reset()), on the fast path and past it (a frame too
+ * short makes the general loop take over).
+ */
+START_TEST(tx_fast_path_mbufs_fresh)
+{
+	struct rte_mbuf *pkts[32];
+	uint16_t n;
+
+	pool_dirty(peer_switch_pool());
+	for (unsigned int i = 0; i < 8; i++) {
+		uint32_t off = RAW_DATA_OFF + i * 0x1000u;
+		uint32_t len = i == 5 ? 10 : 100;
+
+		raw_fe_frame(&fe, off, HDR, len);
+		post(GUEST_TX, off, HDR + len, (uint16_t)i, 0);
+	}
+	n = hv_vhost_rx_burst(bad, 0, pkts, 32);
+	ck_assert_uint_eq(n, 7);
+	for (uint16_t k = 0; k < n; k++) {
+		const struct rte_mbuf *m = pkts[k];
+		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+
+		ck_assert_uint_eq(m->data_off, RTE_PKTMBUF_HEADROOM);
+		ck_assert_uint_eq(m->port, RTE_MBUF_PORT_INVALID);
+		ck_assert_uint_eq(m->ol_flags, 0);
+		ck_assert_uint_eq(m->packet_type, 0);
+		ck_assert_uint_eq(m->vlan_tci, 0);
+		ck_assert_uint_eq(m->vlan_tci_outer, 0);
+		ck_assert_uint_eq(m->tx_offload, 0);
+		ck_assert_uint_eq(m->nb_segs, 1);
+		ck_assert_ptr_null(m->next);
+		ck_assert_uint_eq(m->pkt_len, 100);
+		ck_assert_uint_eq(m->data_len, 100);
+		for (uint32_t j = 6; j < 100; j++)
+			ck_assert_uint_eq(p[j], (uint8_t)(j * 13 + 1));
+	}
+	rte_pktmbuf_free_bulk(pkts, n);
+	hv_vhost_rx_done(bad, 0);
+	ck_assert_uint_eq(stats(HV_VHOST_RX).drops[HV_VHOST_DROP_TOO_SHORT], 1);
+}
+END_TEST
+
+/*
+ * Frames into the guest's buffers, posted under their slots as ids (the
+ * fast path's), with a buffer too small for its frame and, after the
+ * general loop has taken over, a frame of two segments among them: the
+ * small buffer and the next one make a mergeable frame, and every byte and
+ * used descriptor is where it belongs.
+ */
+START_TEST(rx_fast_path_hands_over)
+{
+	static const uint32_t buf_len[7] = {2048, 2048, 40, 2048, 2048, 2048, 2048};
+	/* frame by frame: its first buffer, and what each buffer was given */
+	static const unsigned int first_buf[6] = {0, 1, 2, 4, 5, 6};
+	static const uint32_t given[7] = {HDR + 100, HDR + 100, 40,       72,
+					  HDR + 100, HDR + 100, HDR + 100};
+	uint8_t frame[6][100];
+	struct rte_mbuf *m[6];
+	const void *p;
+
+	for (unsigned int i = 0; i < 7; i++)
+		post(GUEST_RX, RAW_DATA_OFF + i * 0x1000u, buf_len[i], (uint16_t)i,
+		     VRING_DESC_F_WRITE);
+	for (unsigned int i = 0; i < 6; i++) {
+		m[i] = peer_frame(peer_switch_pool(), 100, 60 + i, i == 4 ? 2 : 1);
+		ck_assert_ptr_nonnull(m[i]);
+		/* a pointer into the mbuf where its bytes are whole, else a copy into frame[i] */
+		p = rte_pktmbuf_read(m[i], 0, 100, frame[i]);
+		ck_assert_ptr_nonnull(p);
+		if (p != frame[i])
+			memcpy(frame[i], p, 100);
+	}
+	ck_assert_uint_eq(m[4]->nb_segs, 2);
+	ck_assert_uint_eq(hv_vhost_tx_burst(bad, 0, m, 6), 6);
+	for (unsigned int i = 0; i < 7; i++) {
+		const struct vring_packed_desc *d = &pring(GUEST_RX)[i];
+
+		ck_assert_uint_eq(d->id, i);
+		ck_assert_uint_eq(d->len, given[i]);
+		ck_assert_uint_eq(d->flags & (F_AVAIL | F_USED), 0);
+	}
+	for (unsigned int f = 0; f < 6; f++) {
+		const uint8_t *b = fe.mem + RAW_DATA_OFF + first_buf[f] * 0x1000u;
+		uint16_t num_buffers;
+
+		memcpy(&num_buffers, b + offsetof(struct virtio_net_hdr_v1, num_buffers), 2);
+		ck_assert_uint_eq(num_buffers, f == 2 ? 2 : 1);
+		if (f != 2) {
+			ck_assert_int_eq(memcmp(b + HDR, frame[f], 100), 0);
+			continue;
+		}
+		/* 28 bytes after the header in the small buffer, the rest in the next */
+		ck_assert_int_eq(memcmp(b + HDR, frame[f], 28), 0);
+		ck_assert_int_eq(memcmp(b + 0x1000u, frame[f] + 28, 72), 0);
+	}
+	ck_assert_uint_eq(stats(HV_VHOST_TX).packets, 6);
+	ck_assert_uint_eq(stats(HV_VHOST_TX).stops, 0);
+}
+END_TEST
+
+/* A frame of two segments among one-segment ones, on the fast path: each whole in its buffer. */
+START_TEST(rx_fast_path_segments)
+{
+	uint8_t frame[3][100];
+	struct rte_mbuf *m[3];
+	const void *p;
+
+	for (unsigned int i = 0; i < 3; i++) {
+		post(GUEST_RX, RAW_DATA_OFF + i * 0x1000u, 2048, (uint16_t)i, VRING_DESC_F_WRITE);
+		m[i] = peer_frame(peer_switch_pool(), 100, 70 + i, i == 1 ? 2 : 1);
+		ck_assert_ptr_nonnull(m[i]);
+		p = rte_pktmbuf_read(m[i], 0, 100, frame[i]);
+		ck_assert_ptr_nonnull(p);
+		if (p != frame[i])
+			memcpy(frame[i], p, 100);
+	}
+	ck_assert_uint_eq(m[1]->nb_segs, 2);
+	ck_assert_uint_eq(hv_vhost_tx_burst(bad, 0, m, 3), 3);
+	for (unsigned int i = 0; i < 3; i++) {
+		ck_assert_uint_eq(pring(GUEST_RX)[i].len, HDR + 100);
+		ck_assert_int_eq(memcmp(fe.mem + RAW_DATA_OFF + i * 0x1000u + HDR, frame[i], 100),
+				 0);
+	}
+}
+END_TEST
+
 static void *
 suite(void)
 {
@@ -518,6 +713,10 @@ suite(void)
 	tcase_add_test(t, rx_read_only_buffer);
 	tcase_add_test(t, rx_event_suppression);
 	tcase_add_test(t, vring_base_round_trip);
+	tcase_add_test(t, tx_fast_path_hands_over);
+	tcase_add_test(t, tx_fast_path_mbufs_fresh);
+	tcase_add_test(t, rx_fast_path_hands_over);
+	tcase_add_test(t, rx_fast_path_segments);
 	suite_add_tcase(s, t);
 	tcase_set_timeout(io, 60);
 	tcase_add_checked_fixture(io, setup_in_order, teardown);
