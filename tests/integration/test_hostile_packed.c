@@ -609,6 +609,28 @@ START_TEST(tx_fast_path_mbufs_fresh)
 END_TEST
 
 /*
+ * @n frames of 100 bytes into @m (seeds @seed on), frame @two_segs in two
+ * segments; their bytes into @frame.
+ */
+static void
+rx_frames(struct rte_mbuf **m, uint8_t (*frame)[100], unsigned int n, uint32_t seed,
+	  unsigned int two_segs)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		const void *p;
+
+		m[i] = peer_frame(peer_switch_pool(), 100, seed + i, i == two_segs ? 2 : 1);
+		ck_assert_ptr_nonnull(m[i]);
+		/* a pointer into the mbuf where its bytes are whole, else a copy into frame[i] */
+		p = rte_pktmbuf_read(m[i], 0, 100, frame[i]);
+		ck_assert_ptr_nonnull(p);
+		if (p != frame[i])
+			memcpy(frame[i], p, 100);
+	}
+	ck_assert_uint_eq(m[two_segs]->nb_segs, 2);
+}
+
+/*
  * Frames into the guest's buffers, posted under their slots as ids (the
  * fast path's), with a buffer too small for its frame and, after the
  * general loop has taken over, a frame of two segments among them: the
@@ -624,21 +646,11 @@ START_TEST(rx_fast_path_hands_over)
 					  HDR + 100, HDR + 100, HDR + 100};
 	uint8_t frame[6][100];
 	struct rte_mbuf *m[6];
-	const void *p;
 
 	for (unsigned int i = 0; i < 7; i++)
 		post(GUEST_RX, RAW_DATA_OFF + i * 0x1000u, buf_len[i], (uint16_t)i,
 		     VRING_DESC_F_WRITE);
-	for (unsigned int i = 0; i < 6; i++) {
-		m[i] = peer_frame(peer_switch_pool(), 100, 60 + i, i == 4 ? 2 : 1);
-		ck_assert_ptr_nonnull(m[i]);
-		/* a pointer into the mbuf where its bytes are whole, else a copy into frame[i] */
-		p = rte_pktmbuf_read(m[i], 0, 100, frame[i]);
-		ck_assert_ptr_nonnull(p);
-		if (p != frame[i])
-			memcpy(frame[i], p, 100);
-	}
-	ck_assert_uint_eq(m[4]->nb_segs, 2);
+	rx_frames(m, frame, 6, 60, 4);
 	ck_assert_uint_eq(hv_vhost_tx_burst(bad, 0, m, 6), 6);
 	for (unsigned int i = 0; i < 7; i++) {
 		const struct vring_packed_desc *d = &pring(GUEST_RX)[i];
@@ -671,18 +683,10 @@ START_TEST(rx_fast_path_segments)
 {
 	uint8_t frame[3][100];
 	struct rte_mbuf *m[3];
-	const void *p;
 
-	for (unsigned int i = 0; i < 3; i++) {
+	for (unsigned int i = 0; i < 3; i++)
 		post(GUEST_RX, RAW_DATA_OFF + i * 0x1000u, 2048, (uint16_t)i, VRING_DESC_F_WRITE);
-		m[i] = peer_frame(peer_switch_pool(), 100, 70 + i, i == 1 ? 2 : 1);
-		ck_assert_ptr_nonnull(m[i]);
-		p = rte_pktmbuf_read(m[i], 0, 100, frame[i]);
-		ck_assert_ptr_nonnull(p);
-		if (p != frame[i])
-			memcpy(frame[i], p, 100);
-	}
-	ck_assert_uint_eq(m[1]->nb_segs, 2);
+	rx_frames(m, frame, 3, 70, 1);
 	ck_assert_uint_eq(hv_vhost_tx_burst(bad, 0, m, 3), 3);
 	for (unsigned int i = 0; i < 3; i++) {
 		ck_assert_uint_eq(pring(GUEST_RX)[i].len, HDR + 100);
