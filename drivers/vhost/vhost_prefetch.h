@@ -186,8 +186,8 @@ prefetch_used(const struct hv_vring *vr, uint16_t idx, uint16_t n, bool for_writ
 /*
  * Copy @len bytes, 32 to 64 (a short frame's usual copy), in two moves of
  * 32 that overlap, without rte_memcpy()'s tests of size and alignment. The
- * overlap is read and written twice: for frame bytes, which nothing
- * checks, that is harmless.
+ * overlap is read and written twice: for frame bytes, which nothing reads
+ * before the copy is done, that is harmless.
  */
 static __rte_always_inline void
 copy_32_to_64(uint8_t *dst, const uint8_t *src, uint32_t len)
